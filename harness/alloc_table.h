@@ -1,0 +1,54 @@
+/* The common allocator function table.
+ *
+ * Every allocator the runner measures -- system, heaplab, mimalloc, jemalloc,
+ * tcmalloc, so:PATH -- is reached through one of these, filled at start-up.
+ * Workload code calls only through `ctx->a->...`; the table is chosen from the
+ * command line at run time, so the compiler cannot see through the pointer and
+ * cannot inline any allocator into the workload. That is how fairness between
+ * allocators is kept: same binary, same call shape, same indirection cost.
+ *
+ * Mandatory entries are never NULL. Optional hooks are NULL when the allocator
+ * has no such thing; the report then says "n/a" instead of inventing a figure.
+ */
+#ifndef HEAPLAB_ALLOC_TABLE_H
+#define HEAPLAB_ALLOC_TABLE_H
+
+#include <stddef.h>
+
+/* One allocator-reported statistic, e.g. {"resident", 12345678}. Units are
+ * bytes unless the key ends in "_count". */
+typedef struct alloc_stat {
+    const char *key;
+    double value;
+} alloc_stat;
+
+enum { ALLOC_STATS_MAX = 48 };
+
+typedef struct alloc_table {
+    const char *name;     /* as given on the command line: "mimalloc", "so:/x/y.so" */
+    const char *version;  /* "2.0.9", "glibc 2.36", "unknown" */
+    const char *library;  /* path of the loaded library, "libc", or "static" */
+    const char *preload;  /* library to LD_PRELOAD for program workloads, NULL for none */
+
+    void *(*malloc)(size_t size);
+    void (*free)(void *p);
+    void *(*calloc)(size_t n, size_t size);
+    void *(*realloc)(void *p, size_t size);
+    void *(*aligned_alloc)(size_t align, size_t size);
+    size_t (*usable_size)(void *p);
+
+    /* Optional hooks: NULL = the allocator has none ("n/a" in reports). */
+    void (*free_sized)(void *p, size_t size);   /* mi_free_size, sdallocx, hl_free_sized */
+    int (*stats)(alloc_stat *out, int max);     /* returns how many entries it wrote */
+    int (*trim)(void);                          /* give memory back to the OS now; 0 on success */
+    void (*thread_flush)(void);                 /* return this thread's cached memory now */
+} alloc_table;
+
+/* Looks an allocator up by name and fills *out. Returns 0, or -1 with a
+ * one-line reason in err ("jemalloc: not installed (apt install libjemalloc2)",
+ * "unknown allocator 'jemaloc' (available: system, heaplab, ...)").
+ * May re-execute the process (jemalloc's static TLS needs GLIBC_TUNABLES). */
+int alloc_table_open(const char *name, alloc_table *out, char *err, size_t errlen,
+                     char **argv);
+
+#endif

@@ -1,0 +1,106 @@
+/* The workload API: what a workload (built-in C, or an interpreted script)
+ * sees of the runner. A workload allocates only through ctx->a, reads its
+ * parameters with wl_param(), and reports through wl_metric(), wl_phase()
+ * and wl_sample(); the runner turns those into the JSON document
+ * (schema "heaplab.run/1", see docs/schema.md).
+ */
+#ifndef HEAPLAB_WORKLOAD_H
+#define HEAPLAB_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alloc_table.h"
+
+/* A parameter with its default and allowed range (inclusive). Values are
+ * integers; sizes are in bytes. `--param NAME=VALUE` outside [min, max] is
+ * refused before the workload runs, naming the parameter and the range. */
+typedef struct wl_param_def {
+    const char *name;
+    long long def;
+    long long min;
+    long long max;
+    const char *help;
+} wl_param_def;
+
+enum { WL_MAX_PARAMS = 16 };
+
+typedef struct wl_ctx wl_ctx;
+
+typedef struct workload {
+    const char *name;      /* "tmalloc-st-64": unique, used on the command line */
+    const char *group;     /* "tmalloc", "memalloc", "memalloc-cpp", "kevy", "script" */
+    const char *describe;  /* one line */
+    const char *metric;    /* name of the primary metric, e.g. "ns_per_pair" */
+    const char *unit;      /* its unit: "ns", "Mpairs/s", "MB", ... */
+    const char *better;    /* "lower" or "higher" */
+    int default_threads;   /* used when --threads is not given */
+    int threaded;          /* 1 when --threads changes what it does */
+    wl_param_def params[WL_MAX_PARAMS]; /* terminated by a {NULL} entry */
+    /* Returns 0 on success; on failure calls wl_fail() first. */
+    int (*run)(wl_ctx *ctx);
+    const char *source;    /* NULL for built-ins; the script path for scripts */
+    void *data;            /* private to the workload (a parsed script) */
+} workload;
+
+/* What the runner gives a workload. Fields are read-only for workloads. */
+struct wl_ctx {
+    const alloc_table *a;  /* the only way to allocate */
+    const workload *w;
+    int threads;           /* from --threads, or w->default_threads */
+    uint64_t seed;         /* from --seed (default 1) */
+    void *runner;          /* private to the runner */
+};
+
+/* The value of a parameter (default, or from --param). Aborts the run with a
+ * clear message if the workload asks for a name it did not declare. */
+long long wl_param(wl_ctx *ctx, const char *name);
+
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
+uint64_t wl_now_ns(void);
+
+/* Records a metric. The workload's primary metric (w->metric) must be
+ * recorded; others are extra columns (e.g. "p99_ns", "rss_over_live"). */
+void wl_metric(wl_ctx *ctx, const char *name, double value, const char *unit,
+               const char *better);
+
+/* Ends a phase: the runner records the phase's elapsed time (since the
+ * previous wl_phase or the start), `ops`, RSS, the working set above the
+ * process's size at the start, `live_bytes` (bytes requested and still
+ * live, as the workload counts them) and the allocator's own statistics. */
+void wl_phase(wl_ctx *ctx, const char *name, long long ops, size_t live_bytes);
+
+/* One point of the memory-over-time series (RSS read by the runner). */
+void wl_sample(wl_ctx *ctx, long long ops, size_t live_bytes);
+
+/* Reports why the workload failed; the runner prints it and exits non-zero. */
+void wl_fail(wl_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Runs fn(ctx, index, arg) on n threads that all start together (after a
+ * barrier) and returns the nanoseconds from the release of the barrier to
+ * the end of the last thread. n == 1 still uses a fresh thread only when
+ * `fresh` is set; otherwise the calling thread runs it. */
+typedef void (*wl_thread_fn)(wl_ctx *ctx, int index, void *arg);
+uint64_t wl_run_threads(wl_ctx *ctx, int n, int fresh, wl_thread_fn fn, void *arg);
+
+/* A small fast PRNG (xoshiro256** seeded by splitmix64), one per thread. */
+typedef struct wl_rng {
+    uint64_t s[4];
+} wl_rng;
+void wl_rng_seed(wl_rng *r, uint64_t seed);
+uint64_t wl_rng_next(wl_rng *r);
+/* Uniform in [lo, hi] inclusive. */
+uint64_t wl_rng_range(wl_rng *r, uint64_t lo, uint64_t hi);
+/* Log-uniform in [lo, hi] inclusive (lo >= 1). */
+uint64_t wl_rng_logrange(wl_rng *r, uint64_t lo, uint64_t hi);
+
+/* Writes one byte per 4 KiB page (and the first and last byte) of p, so the
+ * memory is really touched; `all` writes every byte. */
+void wl_touch(void *p, size_t n, int all);
+
+/* The built-in workloads (workloads/builtin.c) and their count. */
+extern const workload *const wl_builtins[];
+extern const int wl_builtin_count;
+
+#endif
