@@ -1,4 +1,4 @@
-/* Workload scripts (workloads/*.wl): parsed and interpreted by the runner.
+/* Workload scripts (workloads/NAME.wl): parsed and interpreted by the runner.
  * Grammar: docs/workloads.md. */
 #ifndef HEAPLAB_SCRIPT_H
 #define HEAPLAB_SCRIPT_H
