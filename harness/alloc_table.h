@@ -29,6 +29,8 @@ typedef struct alloc_table {
     const char *version;  /* "2.0.9", "glibc 2.36", "unknown" */
     const char *library;  /* path of the loaded library, "libc", or "static" */
     const char *preload;  /* library to LD_PRELOAD for program workloads, NULL for none */
+    const char *preload_env; /* one more NAME=VALUE for such a program, or NULL
+                              * (heaplab-nocache: "HEAPLAB_TCACHE=0") */
 
     void *(*malloc)(size_t size);
     void (*free)(void *p);
@@ -50,5 +52,13 @@ typedef struct alloc_table {
  * May re-execute the process (jemalloc's static TLS needs GLIBC_TUNABLES). */
 int alloc_table_open(const char *name, alloc_table *out, char *err, size_t errlen,
                      char **argv);
+
+/* Before a process measures allocator `name`: loads it the way it is
+ * deployed when that differs from dlopen (mimalloc: preloaded, by
+ * re-executing the process once). Returns 0 when the process is ready (or
+ * the name is unknown: alloc_table_open reports that), -1 with a one-line
+ * reason when the re-execution failed. A listing that only probes
+ * allocators does not call it. */
+int alloc_table_prepare(const char *name, char *err, size_t errlen, char **argv);
 
 #endif

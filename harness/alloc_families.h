@@ -1,0 +1,83 @@
+/* The allocator families behind alloc_table_open() (alloc_registry.c), and
+ * the dlopen helpers they share (alloc_dl.c).
+ *
+ * Each family fills an alloc_table or returns -1 with a one-line reason in
+ * err. Only one allocator is opened per process (one process per measured
+ * cell), so a family may keep the resolved functions of its library in
+ * file-scope statics that its small adapter functions call. */
+#ifndef HEAPLAB_ALLOC_FAMILIES_H
+#define HEAPLAB_ALLOC_FAMILIES_H
+
+#include <stddef.h>
+
+#include "alloc_table.h"
+
+int alloc_open_system(alloc_table *out, char *err, size_t errlen);
+/* nocache: 1 for "heaplab-nocache" (thread caches off before the workload). */
+int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen);
+/* argv: the process's own, for re-executing it (see alloc_dl_open). */
+int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv);
+/* Re-executes the process with mimalloc preloaded unless it is loaded
+ * already (alloc_preload_reexec.c says why). 0 when nothing is to be done;
+ * returns only on failure otherwise. */
+int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv);
+int alloc_open_jemalloc(alloc_table *out, char *err, size_t errlen, char **argv);
+int alloc_open_tcmalloc(alloc_table *out, char *err, size_t errlen, char **argv);
+/* spec: what follows "so:", i.e. "PATH" or "PATH:PREFIX". */
+int alloc_open_so(const char *spec, alloc_table *out, char *err, size_t errlen, char **argv);
+
+/* ---- dlopen helpers (alloc_dl.c) ---- */
+
+/* dlopen(path, RTLD_NOW | RTLD_LOCAL): the library's symbols stay out of the
+ * global scope, so glibc, the runner and every other library keep using
+ * glibc's malloc; only calls made through the table reach the library.
+ * A library that needs more static TLS than glibc kept spare (Debian's
+ * jemalloc) makes the process re-execute itself with argv and a larger
+ * surplus (alloc_static_tls.c); that happens at most once.
+ * On failure writes "LABEL: not installed (apt install PKG)" when the file
+ * does not exist and PKG is given, else "LABEL: dlopen failed: ...". */
+void *alloc_dl_open(const char *label, const char *path, const char *package,
+                    char *err, size_t errlen, char **argv);
+
+/* The address of `name` as defined by the library behind `handle` itself.
+ * dlsym(handle, ...) also searches the library's dependencies, so asking a
+ * library for "malloc" that does not define it would quietly return glibc's;
+ * this refuses that. Returns NULL when the library does not define it. */
+void *alloc_dl_own_symbol(void *handle, const char *name);
+
+/* Like alloc_dl_own_symbol, but a missing symbol is an error:
+ * "LABEL: PATH does not define 'mi_malloc'". */
+void *alloc_dl_need(void *handle, const char *label, const char *name, char *err,
+                    size_t errlen);
+
+/* Resolves every symbol of a list with alloc_dl_need, stopping at the first
+ * one the library does not define. Returns 0, or -1 with the error. */
+typedef struct alloc_dl_symbol {
+    const char *name;
+    void **slot;
+} alloc_dl_symbol;
+int alloc_dl_need_all(void *handle, const char *label, const alloc_dl_symbol *list,
+                      size_t count, char *err, size_t errlen);
+
+/* The loaded file's path (from the link map), or "unknown". The string lives
+ * as long as the library stays loaded (it is never closed). */
+const char *alloc_dl_path(void *handle);
+
+/* ---- re-executing with a larger static TLS surplus (alloc_static_tls.c) ---- */
+
+/* Re-executes /proc/self/exe with the same argv and GLIBC_TUNABLES extended
+ * by glibc.rtld.optional_static_tls, once (guarded by an environment mark).
+ * Returns only on failure, with a one-line reason in err. */
+void static_tls_reexec(char **argv, char *err, size_t errlen);
+
+/* 1 when this process is the re-executed one (the mark is set). */
+int static_tls_reexec_done(void);
+
+/* ---- re-executing with a library preloaded (alloc_preload_reexec.c) ---- */
+
+/* Re-executes /proc/self/exe with the same argv and `path` first in
+ * LD_PRELOAD, once (guarded by an environment mark). Returns only on
+ * failure, with a one-line reason in err. */
+void preload_reexec(const char *path, char **argv, char *err, size_t errlen);
+
+#endif

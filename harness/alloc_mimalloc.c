@@ -1,0 +1,131 @@
+/* "mimalloc": Debian's libmimalloc.so.2, used through its mi_ names. It is
+ * loaded by re-executing the runner with it in LD_PRELOAD, because dlopen()ed
+ * it runs far slower than as deployed (see alloc_preload_reexec.c); so in a
+ * mimalloc cell the runner's own few allocations go to mimalloc too. */
+#include "alloc_families.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define MIMALLOC_SONAME "libmimalloc.so.2"
+#define MIMALLOC_PACKAGE "libmimalloc2.0"
+
+/* mi_version() encodes major*100 + minor*10 + patch (209 = 2.0.9). */
+enum { MI_VERSION_MAJOR_UNIT = 100, MI_VERSION_MINOR_UNIT = 10 };
+
+static void (*mi_collect_fn)(bool force);
+static void (*mi_process_info_fn)(size_t *elapsed_msecs, size_t *user_msecs,
+                                  size_t *system_msecs, size_t *current_rss,
+                                  size_t *peak_rss, size_t *current_commit,
+                                  size_t *peak_commit, size_t *page_faults);
+static void *(*mi_malloc_aligned_at_fn)(size_t size, size_t alignment, size_t offset);
+static char mimalloc_version[32];
+
+/* mimalloc 2.0.9 (Debian 12's) returns misaligned blocks from mi_aligned_alloc
+ * and mi_malloc_aligned for alignments of 256 to 1024 bytes when the size is
+ * a small power of two (microsoft/mimalloc#700, fixed after 2.0.9): their
+ * fast path skips the alignment check. mi_malloc_aligned_at with offset 0
+ * does the same job through the path that checks, so the table uses it. */
+static void *mimalloc_aligned_alloc(size_t align, size_t size)
+{
+    return mi_malloc_aligned_at_fn(size, align, 0);
+}
+
+static int mimalloc_trim(void)
+{
+    /* force = true: collect every heap's free pages and return them to the OS */
+    mi_collect_fn(true);
+    return 0;
+}
+
+static void mimalloc_thread_flush(void)
+{
+    /* force = false: this thread's deferred frees and empty pages only */
+    mi_collect_fn(false);
+}
+
+/* mi_process_info is what mimalloc reports about memory. Only its commit
+ * figures are its own: on Linux its "current_rss" is a copy of the commit
+ * figure (2.0.9 cannot read RSS) and its peak RSS is getrusage's, which the
+ * document already has as peak_rss_bytes; neither is reported. */
+static int mimalloc_stats(alloc_stat *out, int max)
+{
+    size_t elapsed, user, sys, rss, peak_rss, commit, peak_commit, faults;
+    mi_process_info_fn(&elapsed, &user, &sys, &rss, &peak_rss, &commit, &peak_commit,
+                       &faults);
+    const alloc_stat all[] = {
+        {"committed", (double)commit},
+        {"peak_committed", (double)peak_commit},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && n < max; i++)
+        out[n++] = all[i];
+    return n;
+}
+
+int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv)
+{
+    void *h = dlopen(MIMALLOC_SONAME, RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+        dlclose(h); /* drops only the reference RTLD_NOLOAD took */
+        return 0;
+    }
+    /* not installed or not loadable: alloc_open_mimalloc says which */
+    if (!(h = dlopen(MIMALLOC_SONAME, RTLD_NOW | RTLD_LOCAL)))
+        return 0;
+    char why[512];
+    preload_reexec(MIMALLOC_SONAME, argv, why, sizeof why); /* returns only on failure */
+    snprintf(err, errlen, "mimalloc: %s", why);
+    return -1;
+}
+
+int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv)
+{
+    const char *label = "mimalloc";
+    void *h = alloc_dl_open(label, MIMALLOC_SONAME, MIMALLOC_PACKAGE, err, errlen, argv);
+    if (!h)
+        return -1;
+
+    void *sym_malloc, *sym_free, *sym_calloc, *sym_realloc, *sym_aligned, *sym_usable;
+    const alloc_dl_symbol mandatory[] = {
+        {"mi_malloc", &sym_malloc},   {"mi_free", &sym_free},
+        {"mi_calloc", &sym_calloc},   {"mi_realloc", &sym_realloc},
+        {"mi_malloc_aligned_at", &sym_aligned}, {"mi_usable_size", &sym_usable},
+    };
+    if (alloc_dl_need_all(h, label, mandatory, sizeof mandatory / sizeof mandatory[0], err,
+                          errlen) != 0)
+        return -1;
+
+    int (*version_fn)(void) = (int (*)(void))alloc_dl_own_symbol(h, "mi_version");
+    if (version_fn) {
+        int v = version_fn();
+        snprintf(mimalloc_version, sizeof mimalloc_version, "%d.%d.%d",
+                 v / MI_VERSION_MAJOR_UNIT, v % MI_VERSION_MAJOR_UNIT / MI_VERSION_MINOR_UNIT,
+                 v % MI_VERSION_MINOR_UNIT);
+    } else {
+        snprintf(mimalloc_version, sizeof mimalloc_version, "unknown");
+    }
+    mi_collect_fn = (void (*)(bool))alloc_dl_own_symbol(h, "mi_collect");
+    mi_process_info_fn = (void (*)(size_t *, size_t *, size_t *, size_t *, size_t *,
+                                   size_t *, size_t *, size_t *))
+        alloc_dl_own_symbol(h, "mi_process_info");
+
+    out->name = "mimalloc";
+    out->version = mimalloc_version;
+    out->library = alloc_dl_path(h);
+    /* the same library exports malloc & co. under the standard names */
+    out->preload = out->library;
+    out->malloc = (void *(*)(size_t))sym_malloc;
+    out->free = (void (*)(void *))sym_free;
+    out->calloc = (void *(*)(size_t, size_t))sym_calloc;
+    out->realloc = (void *(*)(void *, size_t))sym_realloc;
+    mi_malloc_aligned_at_fn = (void *(*)(size_t, size_t, size_t))sym_aligned;
+    out->aligned_alloc = mimalloc_aligned_alloc;
+    out->usable_size = (size_t(*)(void *))sym_usable;
+    out->free_sized = (void (*)(void *, size_t))alloc_dl_own_symbol(h, "mi_free_size");
+    out->stats = mi_process_info_fn ? mimalloc_stats : NULL;
+    out->trim = mi_collect_fn ? mimalloc_trim : NULL;
+    out->thread_flush = mi_collect_fn ? mimalloc_thread_flush : NULL;
+    return 0;
+}

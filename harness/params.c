@@ -1,0 +1,79 @@
+/* Workload parameters: see params.h. */
+#include "params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int params_count(const workload *w)
+{
+    int n = 0;
+    while (n < WL_MAX_PARAMS && w->params[n].name)
+        n++;
+    return n;
+}
+
+long long params_quick_value(const wl_param_def *p)
+{
+    return p->quick ? p->quick : p->def;
+}
+
+static void list_names(const workload *w, int count, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < cap; i++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", w->params[i].name);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static int assign(const workload *w, int count, const char *text, long long *values,
+                  char *err, size_t errlen)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text) {
+        snprintf(err, errlen, "--param '%s': expected KEY=VALUE", text);
+        return -1;
+    }
+    size_t key_len = (size_t)(eq - text);
+    int i = 0;
+    while (i < count && !(strlen(w->params[i].name) == key_len &&
+                          strncmp(w->params[i].name, text, key_len) == 0))
+        i++;
+    if (i == count) {
+        char names[512];
+        list_names(w, count, names, sizeof names);
+        snprintf(err, errlen, "unknown parameter '%.*s' for workload '%s' (parameters: %s)",
+                 (int)key_len, text, w->name, count ? names : "none");
+        return -1;
+    }
+    const wl_param_def *p = &w->params[i];
+    const char *value = eq + 1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (errno == ERANGE || end == value || *end || v < p->min || v > p->max) {
+        snprintf(err, errlen, "parameter '%s' = '%s' is not an integer in [%lld, %lld]%s%s%s",
+                 p->name, value, p->min, p->max, p->help ? " (" : "", p->help ? p->help : "",
+                 p->help ? ")" : "");
+        return -1;
+    }
+    values[i] = v;
+    return 0;
+}
+
+int params_resolve(const workload *w, int quick, const char *const *assignments,
+                   int assignment_count, long long *values, char *err, size_t errlen)
+{
+    int count = params_count(w);
+    for (int i = 0; i < count; i++)
+        values[i] = quick ? params_quick_value(&w->params[i]) : w->params[i].def;
+    for (int i = 0; i < assignment_count; i++)
+        if (assign(w, count, assignments[i], values, err, errlen) != 0)
+            return -1;
+    return 0;
+}

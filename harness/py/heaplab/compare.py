@@ -1,0 +1,724 @@
+"""`./run.py compare`: is NEW faster or slower than BASE, and can we tell?
+
+Two modes:
+- `compare BASE NEW`: two run folders; each (workload, threads, allocator)
+  cell of NEW against the same cell of BASE;
+- `compare RUN --baseline-alloc system`: one run folder; every allocator's
+  cells against the baseline allocator's cells of the same (workload, threads).
+
+Per cell: the ratio of medians NEW/BASE, a two-sided Mann-Whitney U test on
+the repetitions, and a verdict. A difference only counts when it is both
+larger than the threshold (default 5%) and significant (p < alpha, default
+0.05): medians within the threshold are "unchanged"; a larger difference the
+test cannot confirm is "not significant". "faster"/"slower" follow each
+metric's `better` ("faster" = better for a higher-is-better throughput too).
+
+Output: Markdown (tables per workload group, geometric means per allocator,
+a one-line verdict) and JSON ("heaplab.compare/1"). Exit status: 1 when some
+cell is significantly slower beyond the threshold, or ran in BASE and failed
+in every repetition of NEW; 2 on bad input; else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .mannwhitney import RECOMMENDED_REPETITIONS, mann_whitney_u
+from .merge import (
+    MACHINE_INDEPENDENT_METRICS,
+    MACHINE_KEYS,
+    MachineId,
+    OK_STATUS,
+    RunFolder,
+    RunFolderError,
+    describe_machine,
+    distinct_machines,
+    load_run_folder,
+    machine_difference,
+    machines_of,
+)
+
+COMPARE_SCHEMA = "heaplab.compare/1"
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_ALPHA = 0.05
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_BAD_INPUT = 2
+
+# Verdict codes (JSON) and how the Markdown says them.
+FASTER = "faster"
+SLOWER = "slower"
+UNCHANGED = "unchanged"
+NOT_SIGNIFICANT = "not_significant"
+NEW_FAILED = "new_failed"
+BASE_FAILED = "base_failed"
+BOTH_FAILED = "both_failed"
+ONLY_BASE = "only_base"
+ONLY_NEW = "only_new"
+VERDICT_ORDER = (SLOWER, NEW_FAILED, FASTER, UNCHANGED, NOT_SIGNIFICANT,
+                 BASE_FAILED, BOTH_FAILED, ONLY_BASE, ONLY_NEW)
+
+BETTER_VALUES = ("lower", "higher")
+UNGROUPED = "other"  # table heading for workloads whose documents name no group
+
+
+class CompareInputError(RunFolderError):
+    """Bad input to compare; str(error) is one line naming the problem."""
+
+
+CellKey = tuple[str, Any, str]  # (workload name, threads, allocator name)
+
+
+@dataclass
+class Samples:
+    """One cell's repetitions of one metric, as read from a run folder.
+
+    values: the metric's value in each repetition that produced one.
+    failed: repetitions whose status is not "ok" (crashed, timeout, error).
+    no_value: "ok" repetitions without a value for the metric (null or absent).
+    """
+
+    workload: str
+    group: str | None
+    threads: Any
+    allocator: str
+    metric: str | None = None
+    unit: str | None = None
+    better: str | None = None
+    values: list[float] = field(default_factory=list)
+    failed: int = 0
+    no_value: int = 0
+
+
+@dataclass
+class SideSummary:
+    """Median and spread of one side's samples."""
+
+    n: int
+    median: float
+    min: float
+    max: float
+    failed: int
+    no_value: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "median": self.median, "min": self.min, "max": self.max,
+                "failed": self.failed, "no_value": self.no_value}
+
+
+@dataclass
+class CellComparison:
+    """One cell's comparison. `ratio` is NEW median / BASE median; `change`
+    is ratio - 1; `p_value` is the two-sided Mann-Whitney p (None when a side
+    has no values)."""
+
+    workload: str
+    group: str
+    threads: Any
+    allocator: str
+    base_allocator: str
+    metric: str | None
+    unit: str | None
+    better: str | None
+    base: SideSummary | None
+    new: SideSummary | None
+    ratio: float | None = None
+    change: float | None = None
+    u: float | None = None
+    p_value: float | None = None
+    test: str | None = None
+    significant: bool = False
+    verdict: str = UNCHANGED
+    warnings: list[str] = field(default_factory=list)
+
+    def cost_ratio(self) -> float | None:
+        """NEW/BASE oriented so that below 1 means NEW is better: the ratio
+        itself for lower-is-better metrics, its inverse for higher-is-better."""
+        if self.base is None or self.new is None or self.base.n == 0 or self.new.n == 0:
+            return None
+        if self.base.median <= 0 or self.new.median <= 0:
+            return None
+        ratio = self.new.median / self.base.median
+        return ratio if self.better == "lower" else 1.0 / ratio
+
+
+@dataclass
+class GeoMean:
+    """Geometric mean of one allocator's cost ratios over `cells` cells."""
+
+    allocator: str
+    ratio: float
+    cells: int
+
+
+@dataclass
+class Comparison:
+    """Everything compare found; rendered by to_markdown / to_json."""
+
+    mode: str                      # "runs" or "allocators"
+    base_path: str
+    new_path: str
+    base_label: str                # "BASE" or the baseline allocator's name
+    new_label: str                 # "NEW" or "allocator"
+    baseline_alloc: str | None
+    metric: str | None             # as requested; None = each document's primary
+    threshold: float
+    alpha: float
+    forced: bool
+    base_machines: list[MachineId]  # machines_of(BASE); more than one: a mixed run
+    new_machines: list[MachineId]
+    cells: list[CellComparison]
+    warnings: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """How many cells got each verdict (every verdict code present)."""
+        result = {code: 0 for code in VERDICT_ORDER}
+        for cell in self.cells:
+            result[cell.verdict] += 1
+        return result
+
+    def regression(self) -> bool:
+        """True when the exit status must be 1."""
+        return any(c.verdict in (SLOWER, NEW_FAILED) for c in self.cells)
+
+    def exit_code(self) -> int:
+        return EXIT_REGRESSION if self.regression() else EXIT_OK
+
+    def geomeans(self) -> list[GeoMean]:
+        """Per allocator (in name order), the geometric mean of its cells'
+        cost ratios (see CellComparison.cost_ratio)."""
+        by_alloc: dict[str, list[float]] = {}
+        for cell in self.cells:
+            ratio = cell.cost_ratio()
+            if ratio is not None:
+                by_alloc.setdefault(cell.allocator, []).append(ratio)
+        return [GeoMean(alloc, math.exp(statistics.fmean(math.log(r) for r in ratios)), len(ratios))
+                for alloc, ratios in sorted(by_alloc.items())]
+
+
+# --- reading samples ----------------------------------------------------------
+
+def _cell_key(doc: dict[str, Any]) -> CellKey:
+    workload = doc.get("workload") or {}
+    allocator = doc.get("allocator") or {}
+    threads = workload.get("threads", doc.get("threads"))
+    return (str(workload.get("name")), threads, str(allocator.get("name")))
+
+
+def collect_samples(run: RunFolder, metric: str | None = None) -> dict[CellKey, Samples]:
+    """Groups a run's documents into cells and gathers each cell's values of
+    `metric` (default: the documents' primary metric). Raises
+    CompareInputError when a document lacks its workload or allocator name, or
+    when a metric's `better` is not "lower"/"higher" or changes within a cell."""
+    cells: dict[CellKey, Samples] = {}
+    for number, doc in enumerate(run.documents, start=1):
+        workload = doc.get("workload") or {}
+        allocator = doc.get("allocator") or {}
+        if not workload.get("name") or not allocator.get("name"):
+            raise CompareInputError(
+                f"{run.path}: document {number} has no workload.name or allocator.name")
+        key = _cell_key(doc)
+        samples = cells.get(key)
+        if samples is None:
+            samples = Samples(workload=key[0], group=None, threads=key[1], allocator=key[2])
+            cells[key] = samples
+        if samples.group is None and workload.get("group"):
+            # a failed cell's stand-in document may not name the group
+            samples.group = str(workload["group"])
+        name = metric or doc.get("primary")
+        if samples.metric is None and name:
+            samples.metric = name
+        if doc.get("status") != OK_STATUS:
+            samples.failed += 1
+            continue
+        entry = (doc.get("metrics") or {}).get(name) if name else None
+        value = entry.get("value") if isinstance(entry, dict) else None
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            samples.no_value += 1
+            continue
+        better = entry.get("better")
+        if better not in BETTER_VALUES:
+            raise CompareInputError(
+                f"{run.path}: document {number}: metric {name!r} has better={better!r} "
+                f"(expected 'lower' or 'higher')")
+        if samples.better is not None and samples.better != better:
+            raise CompareInputError(
+                f"{run.path}: cell {key[0]}/{key[1]}/{key[2]}: metric {name!r} is both "
+                f"lower- and higher-is-better")
+        samples.better = better
+        samples.unit = entry.get("unit", samples.unit)
+        samples.values.append(float(value))
+    return cells
+
+
+def _require_metric(runs: list[RunFolder], cells: list[dict[CellKey, Samples]],
+                    metric: str | None) -> None:
+    """Refuses a --metric that no document of the runs carries."""
+    if metric is None or any(s.values for side in cells for s in side.values()):
+        return
+    known = sorted({name for run in runs for doc in run.documents
+                    for name in (doc.get("metrics") or {})})
+    raise CompareInputError(f"no document has a value for metric {metric!r} "
+                            f"(metrics present: {', '.join(known) or 'none'})")
+
+
+def summarize(samples: Samples) -> SideSummary:
+    """Median and min-max of one side (NaN-free; n = 0 gives zeros)."""
+    values = samples.values
+    if not values:
+        return SideSummary(0, 0.0, 0.0, 0.0, samples.failed, samples.no_value)
+    return SideSummary(len(values), statistics.median(values), min(values), max(values),
+                       samples.failed, samples.no_value)
+
+
+# --- comparing ------------------------------------------------------------------
+
+def decide(base_median: float, new_median: float, better: str, p_value: float,
+           threshold: float, alpha: float) -> tuple[float | None, str]:
+    """(ratio NEW/BASE, verdict) for two sides that both have values.
+
+    The medians must differ by more than `threshold` (relative to BASE) and
+    the test must give p < alpha before a cell is faster or slower.
+    """
+    if base_median == 0:
+        ratio = 1.0 if new_median == 0 else None
+    else:
+        ratio = new_median / base_median
+    beyond = ratio is None or abs(ratio - 1.0) > threshold
+    if not beyond:
+        return ratio, UNCHANGED
+    if p_value >= alpha:
+        return ratio, NOT_SIGNIFICANT
+    worse = new_median > base_median if better == "lower" else new_median < base_median
+    return ratio, SLOWER if worse else FASTER
+
+
+def compare_cell(base: Samples | None, new: Samples | None, base_allocator: str,
+                 threshold: float, alpha: float) -> CellComparison:
+    """Compares one cell's NEW samples with its BASE samples (either may be
+    None when the cell exists on one side only)."""
+    ref = new if new is not None else base
+    assert ref is not None, "compare_cell needs at least one side"
+
+    def known(attribute: str) -> Any:
+        # NEW's description of the cell, else BASE's (a failed side may lack it)
+        for side in (new, base):
+            if side is not None and getattr(side, attribute):
+                return getattr(side, attribute)
+        return None
+
+    better, metric = known("better"), known("metric")
+    cell = CellComparison(
+        workload=ref.workload, group=known("group") or UNGROUPED, threads=ref.threads,
+        allocator=ref.allocator, base_allocator=base_allocator, metric=metric,
+        unit=known("unit"), better=better,
+        base=summarize(base) if base is not None else None,
+        new=summarize(new) if new is not None else None)
+    if base is None:
+        cell.verdict = ONLY_NEW
+        return cell
+    if new is None:
+        cell.verdict = ONLY_BASE
+        return cell
+    if base.better and new.better and base.better != new.better:
+        raise CompareInputError(
+            f"cell {ref.workload}/{ref.threads}/{ref.allocator}: metric {metric!r} is "
+            f"{base.better}-is-better in BASE but {new.better}-is-better in NEW")
+    if base.metric and new.metric and base.metric != new.metric:
+        raise CompareInputError(
+            f"cell {ref.workload}/{ref.threads}/{ref.allocator}: BASE measures {base.metric!r} "
+            f"but NEW measures {new.metric!r}; choose one with --metric")
+    for side, samples in (("BASE", base), ("NEW", new)):
+        lost = samples.failed + samples.no_value
+        if lost:
+            cell.warnings.append(f"{lost} of {lost + len(samples.values)} repetitions in "
+                                 f"{side} gave no value")
+    if not base.values or not new.values:
+        cell.verdict = (BOTH_FAILED if not base.values and not new.values
+                        else NEW_FAILED if not new.values else BASE_FAILED)
+        return cell
+    if min(len(base.values), len(new.values)) < RECOMMENDED_REPETITIONS:
+        cell.warnings.append(f"fewer than {RECOMMENDED_REPETITIONS} repetitions per side "
+                             f"({len(base.values)}/{len(new.values)}): the test is weak")
+    test = mann_whitney_u(new.values, base.values)
+    cell.u, cell.p_value, cell.test = test.u_x, test.p_value, test.method
+    cell.significant = test.p_value < alpha
+    assert cell.base is not None and cell.new is not None and better is not None
+    cell.ratio, cell.verdict = decide(cell.base.median, cell.new.median, better,
+                                      test.p_value, threshold, alpha)
+    cell.change = None if cell.ratio is None else cell.ratio - 1.0
+    return cell
+
+
+def _check_machines(runs: list[RunFolder], cells: Iterable[CellComparison], force: bool
+                    ) -> list[str]:
+    """Refuses (CompareInputError) timing comparisons across machines unless
+    force; returns the warnings to show."""
+    timing = sorted({c.metric for c in cells
+                     if c.base is not None and c.new is not None and c.metric
+                     and c.metric not in MACHINE_INDEPENDENT_METRICS})
+    if not timing:
+        return []
+    machines = distinct_machines(ident for run in runs for ident in machines_of(run))
+    if len(machines) <= 1:
+        unknown = [str(r.path) for r in runs if not machines_of(r)]
+        if unknown:
+            return [f"cannot tell which machine {', '.join(unknown)} ran on (no env)"]
+        return []
+    difference = machine_difference(machines[0], machines[1])
+    if not force:
+        raise CompareInputError(
+            f"runs come from different machines ({difference}): timing metrics "
+            f"({', '.join(timing)}) cannot be compared; use --metric instructions, or --force")
+    return [f"compared across different machines because of --force ({difference})"]
+
+
+def _finish(comparison: Comparison) -> Comparison:
+    """Sorts cells and adds the summary warnings."""
+    comparison.cells.sort(key=lambda c: (c.group, c.workload, str(c.threads), c.allocator))
+    weak = sum(1 for c in comparison.cells
+               if c.base and c.new and c.base.n and c.new.n
+               and min(c.base.n, c.new.n) < RECOMMENDED_REPETITIONS)
+    if weak:
+        comparison.warnings.append(
+            f"{_cells(weak)} with fewer than {RECOMMENDED_REPETITIONS} repetitions on a side; "
+            f"results are unreliable ({RECOMMENDED_REPETITIONS}+ repetitions recommended)")
+    return comparison
+
+
+def _check_options(threshold: float, alpha: float) -> None:
+    if not (threshold >= 0 and math.isfinite(threshold)):
+        raise CompareInputError(f"--threshold {threshold}: must be a fraction >= 0, e.g. 0.05")
+    if not 0 < alpha < 1:
+        raise CompareInputError(f"--alpha {alpha}: must be between 0 and 1, e.g. 0.05")
+
+
+def compare_runs(base: RunFolder, new: RunFolder, metric: str | None = None,
+                 threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA,
+                 force: bool = False) -> Comparison:
+    """Every cell of NEW against the same cell of BASE.
+
+    Raises CompareInputError on bad input: no cells in common, or timings from
+    different machines without force."""
+    _check_options(threshold, alpha)
+    base_cells = collect_samples(base, metric)
+    new_cells = collect_samples(new, metric)
+    _require_metric([base, new], [base_cells, new_cells], metric)
+    common = base_cells.keys() & new_cells.keys()
+    if not common:
+        raise CompareInputError(f"{base.path} and {new.path} have no cell in common")
+    cells = [compare_cell(base_cells.get(k), new_cells.get(k), k[2], threshold, alpha)
+             for k in base_cells.keys() | new_cells.keys()]
+    warnings = _check_machines([base, new], cells, force)
+    comparison = Comparison(
+        mode="runs", base_path=str(base.path), new_path=str(new.path),
+        base_label="BASE", new_label="NEW", baseline_alloc=None, metric=metric,
+        threshold=threshold, alpha=alpha, forced=force, base_machines=machines_of(base), new_machines=machines_of(new),
+        cells=cells, warnings=warnings)
+    return _finish(comparison)
+
+
+def compare_allocators(run: RunFolder, baseline_alloc: str, metric: str | None = None,
+                       threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA,
+                       force: bool = False) -> Comparison:
+    """Within one run, every allocator's cells against the baseline
+    allocator's cell of the same (workload, threads).
+
+    Raises CompareInputError when the baseline allocator is not in the run,
+    or is the only allocator in it."""
+    _check_options(threshold, alpha)
+    samples = collect_samples(run, metric)
+    _require_metric([run], [samples], metric)
+    allocators = sorted({k[2] for k in samples})
+    if baseline_alloc not in allocators:
+        raise CompareInputError(f"allocator {baseline_alloc!r} is not in {run.path} "
+                                f"(it has: {', '.join(allocators)})")
+    others = [k for k in samples if k[2] != baseline_alloc]
+    if not others:
+        raise CompareInputError(f"{run.path} holds no allocator besides {baseline_alloc!r}")
+    cells = [compare_cell(samples.get((k[0], k[1], baseline_alloc)), samples[k],
+                          baseline_alloc, threshold, alpha) for k in others]
+    warnings = _check_machines([run], cells, force)
+    comparison = Comparison(
+        mode="allocators", base_path=str(run.path), new_path=str(run.path),
+        base_label=baseline_alloc, new_label="allocator", baseline_alloc=baseline_alloc,
+        metric=metric, threshold=threshold, alpha=alpha, forced=force,
+        base_machines=machines_of(run), new_machines=machines_of(run), cells=cells, warnings=warnings)
+    return _finish(comparison)
+
+
+# --- rendering --------------------------------------------------------------------
+
+VERDICT_TEXT = {
+    FASTER: "**faster**",
+    SLOWER: "**slower**",
+    UNCHANGED: "unchanged",
+    NOT_SIGNIFICANT: "not significant",
+    NEW_FAILED: "**failed in {new}**",
+    BASE_FAILED: "failed in {base}",
+    BOTH_FAILED: "failed in both",
+    ONLY_BASE: "only in {base}",
+    ONLY_NEW: "only in {new}",
+}
+
+LARGE_VALUE = 1e5  # from here on values print as whole numbers with separators
+
+
+def format_value(value: float | None) -> str:
+    """A measured value in four significant figures (large counts in full)."""
+    if value is None:
+        return "–"
+    if abs(value) >= LARGE_VALUE:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def format_p(p: float | None) -> str:
+    if p is None:
+        return "–"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _side(summary: SideSummary | None) -> str:
+    if summary is None or summary.n == 0:
+        return "–"
+    return f"{format_value(summary.median)} [{format_value(summary.min)}–{format_value(summary.max)}]"
+
+
+def _md(text: Any) -> str:
+    """Text made safe for a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _verdict_text(comparison: Comparison, verdict: str) -> str:
+    return VERDICT_TEXT[verdict].format(base=comparison.base_label,
+                                        new="NEW" if comparison.mode == "runs" else "allocator")
+
+
+def verdict_line(comparison: Comparison) -> str:
+    """The one-line verdict that ends the Markdown."""
+    counts = comparison.counts()
+    limit = f"{comparison.threshold:.0%}"
+    others = ", ".join(f"{counts[code]} {_plain(code)}"
+                       for code in (FASTER, UNCHANGED, NOT_SIGNIFICANT, BASE_FAILED,
+                                    BOTH_FAILED, ONLY_BASE, ONLY_NEW) if counts[code])
+    if comparison.regression():
+        bad = []
+        if counts[SLOWER]:
+            bad.append(f"{_cells(counts[SLOWER])} slower by more than {limit} "
+                       f"(p < {comparison.alpha:g})")
+        if counts[NEW_FAILED]:
+            bad.append(f"{_cells(counts[NEW_FAILED])} failed in every repetition")
+        return f"**Verdict: regression** — {'; '.join(bad)}" + (f"; {others}." if others else ".")
+    return (f"**Verdict: no significant regression beyond {limit}**"
+            + (f" — {others}." if others else "."))
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell" if count == 1 else f"{count} cells"
+
+
+def _plain(code: str) -> str:
+    return {FASTER: "faster", UNCHANGED: "unchanged", NOT_SIGNIFICANT: "not significant",
+            BASE_FAILED: "failed in the baseline", BOTH_FAILED: "failed on both sides",
+            ONLY_BASE: "only in the baseline", ONLY_NEW: "without a baseline"}[code]
+
+
+def _env_line(run_machines: list[MachineId]) -> str:
+    if not run_machines:
+        return "machine unknown"
+    return "; ".join(describe_machine(m) for m in run_machines)
+
+
+def to_markdown(comparison: Comparison) -> str:
+    """Markdown for a terminal or a CI step summary: a header, warnings, one
+    table per workload group, geometric means per allocator, the verdict."""
+    c = comparison
+    lines: list[str] = []
+    if c.mode == "runs":
+        lines.append("## heaplab compare: BASE → NEW")
+        lines.append("")
+        lines.append(f"- BASE: `{_md(c.base_path)}` ({_md(_env_line(c.base_machines))})")
+        lines.append(f"- NEW: `{_md(c.new_path)}` ({_md(_env_line(c.new_machines))})")
+    else:
+        lines.append(f"## heaplab compare: allocators against {c.baseline_alloc}")
+        lines.append("")
+        lines.append(f"- run: `{_md(c.base_path)}` ({_md(_env_line(c.base_machines))})")
+    lines.append(f"- metric: {c.metric or 'each workload’s primary metric'}; "
+                 f"threshold {c.threshold:.0%}; significance: two-sided Mann-Whitney U, "
+                 f"p < {c.alpha:g}")
+    lines.append("")
+    for warning in c.warnings:
+        lines.append(f"> **Warning:** {_md(warning)}")
+        lines.append("")
+    ratio_head = "NEW/BASE" if c.mode == "runs" else f"ratio to {c.baseline_alloc}"
+    base_head = "BASE" if c.mode == "runs" else c.baseline_alloc
+    new_head = "NEW" if c.mode == "runs" else "allocator"
+    groups: dict[str, list[CellComparison]] = {}
+    for cell in c.cells:
+        groups.setdefault(cell.group, []).append(cell)
+    for group, cells in groups.items():
+        lines.append(f"### {_md(group)}")
+        lines.append("")
+        lines.append(f"| workload | threads | allocator | metric | {_md(base_head)} median "
+                     f"[min–max] | {new_head} median [min–max] | n | {_md(ratio_head)} | p | verdict |")
+        lines.append("|---|---:|---|---|---:|---:|---:|---:|---:|---|")
+        for cell in cells:
+            metric = cell.metric or "–"
+            if cell.unit or cell.better:
+                metric += f" ({', '.join(x for x in (cell.unit, cell.better and cell.better + ' is better') if x)})"
+            n = f"{cell.base.n if cell.base else 0}/{cell.new.n if cell.new else 0}"
+            ratio = "–" if cell.ratio is None else f"{cell.ratio:.3f} ({cell.ratio - 1:+.1%})"
+            verdict = _verdict_text(c, cell.verdict)
+            if cell.warnings:
+                verdict += " ⚠"
+            lines.append(f"| {_md(cell.workload)} | {_md(cell.threads)} | {_md(cell.allocator)} | "
+                         f"{_md(metric)} | {_side(cell.base)} | {_side(cell.new)} | {n} | {ratio} | "
+                         f"{format_p(cell.p_value)} | {verdict} |")
+        lines.append("")
+    flagged = [cell for cell in c.cells if cell.warnings]
+    if flagged:
+        lines.append("⚠ notes:")
+        lines.append("")
+        for cell in flagged:
+            lines.append(f"- {_md(cell.workload)}, threads {_md(cell.threads)}, "
+                         f"{_md(cell.allocator)}: {_md('; '.join(cell.warnings))}")
+        lines.append("")
+    geomeans = c.geomeans()
+    if geomeans:
+        against = "BASE" if c.mode == "runs" else c.baseline_alloc
+        lines.append(f"### Geometric mean per allocator (against {_md(against)}; below 1 is better)")
+        lines.append("")
+        for g in geomeans:
+            lines.append(f"- {_md(g.allocator)}: {g.ratio:.3f}× over {_cells(g.cells)} "
+                         f"({_geomean_words(g.ratio)})")
+        lines.append("")
+    lines.append(verdict_line(c))
+    return "\n".join(lines) + "\n"
+
+
+def _geomean_words(ratio: float) -> str:
+    """`4.8% better` / `20.0% worse` / `the same` for a cost ratio."""
+    if ratio < 1:
+        return f"{1 - ratio:.1%} better"
+    if ratio > 1:
+        return f"{ratio - 1:.1%} worse"
+    return "the same"
+
+
+def _machines_json(machines: list[MachineId]) -> list[dict[str, Any]]:
+    return [dict(zip(MACHINE_KEYS, m)) for m in machines]
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def to_json(comparison: Comparison) -> dict[str, Any]:
+    """The machine-readable form, schema "heaplab.compare/1"."""
+    c = comparison
+    return {
+        "schema": COMPARE_SCHEMA,
+        "mode": c.mode,
+        "base": {"path": c.base_path, "machines": _machines_json(c.base_machines)},
+        "new": {"path": c.new_path, "machines": _machines_json(c.new_machines)},
+        "baseline_alloc": c.baseline_alloc,
+        "metric": c.metric,
+        "threshold": c.threshold,
+        "alpha": c.alpha,
+        "forced": c.forced,
+        "recommended_repetitions": RECOMMENDED_REPETITIONS,
+        "cells": [{
+            "workload": cell.workload, "group": cell.group, "threads": cell.threads,
+            "allocator": cell.allocator, "base_allocator": cell.base_allocator,
+            "metric": cell.metric, "unit": cell.unit, "better": cell.better,
+            "base": cell.base.to_json() if cell.base else None,
+            "new": cell.new.to_json() if cell.new else None,
+            "ratio": _finite(cell.ratio), "change": _finite(cell.change),
+            "u": cell.u, "p_value": cell.p_value, "test": cell.test,
+            "significant": cell.significant, "verdict": cell.verdict,
+            "warnings": cell.warnings,
+        } for cell in c.cells],
+        "geomean": [{"allocator": g.allocator, "ratio": g.ratio, "cells": g.cells}
+                    for g in c.geomeans()],
+        "counts": c.counts(),
+        "verdict": "regression" if c.regression() else "ok",
+        "exit_code": c.exit_code(),
+        "warnings": c.warnings,
+    }
+
+
+# --- command line ------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Registers `compare BASE NEW | RUN --baseline-alloc NAME` and its options."""
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="BASE NEW run folders, or one run folder with --baseline-alloc")
+    parser.add_argument("--baseline-alloc", metavar="NAME",
+                        help="compare the allocators of one run against this one")
+    parser.add_argument("--metric", metavar="NAME",
+                        help="metric to compare (default: each workload's primary metric); "
+                             "'instructions' compares across machines")
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
+                        help="smallest relative change of the median that counts (default 0.05)")
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                        help="significance level of the U test (default 0.05)")
+    parser.add_argument("--force", action="store_true",
+                        help="compare timings even when the runs come from different machines")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                        help="what to print on stdout (default markdown)")
+    parser.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
+    parser.add_argument("--markdown-out", metavar="FILE", help="also write the Markdown to FILE")
+
+
+def _write_atomic(path: str, text: str) -> None:
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def run_compare(args: argparse.Namespace) -> Comparison:
+    """Builds the comparison the command line asks for (CompareInputError on bad input)."""
+    if args.baseline_alloc:
+        if len(args.runs) != 1:
+            raise CompareInputError("--baseline-alloc compares within one run: give one run folder")
+        run = load_run_folder(args.runs[0])
+        return compare_allocators(run, args.baseline_alloc, args.metric, args.threshold,
+                                  args.alpha, args.force)
+    if len(args.runs) != 2:
+        raise CompareInputError("give two run folders (BASE NEW), or one with --baseline-alloc NAME")
+    base, new = (load_run_folder(p) for p in args.runs)
+    return compare_runs(base, new, args.metric, args.threshold, args.alpha, args.force)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`./run.py compare`: prints Markdown (or JSON), writes the requested
+    files, and returns 0, 1 (significant regression) or 2 (bad input)."""
+    try:
+        comparison = run_compare(args)
+        markdown = to_markdown(comparison)
+        document = json.dumps(to_json(comparison), indent=2) + "\n"
+        if args.json_out:
+            _write_atomic(args.json_out, document)
+        if args.markdown_out:
+            _write_atomic(args.markdown_out, markdown)
+    except RunFolderError as exc:
+        print(f"compare: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        print(f"compare: error: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for warning in comparison.warnings:
+        print(f"compare: warning: {warning}", file=sys.stderr)
+    sys.stdout.write(document if args.format == "json" else markdown)
+    return comparison.exit_code()

@@ -1,0 +1,427 @@
+"""`./run.py gbench`: the Google Benchmark microbenchmarks, every allocator.
+
+build/heaplab-gbench measures one allocator per process (`--alloc NAME`), so
+this runs it once per allocator, with Google Benchmark's repetitions, and
+keeps each raw JSON report in a run folder:
+
+    results/runs/<timestamp>-gbench/
+        gbench-<allocator>.json   the report, as heaplab-gbench wrote it
+        summary.json              medians, min, max per benchmark and allocator
+        tables.md                 the same as a Markdown table
+
+The table (`markdown_from_reports`) is a pure function of the reports; its
+rows are benchmarks, its columns allocators, a cell the median of the
+repetitions with its min–max and its ratio to system's median.
+
+Self-contained on purpose (standard library only, nothing from the rest of
+the package), so it works whatever state the other driver modules are in.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from typing import Any, Iterable, Sequence
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
+BINARY = "heaplab-gbench"
+PACKAGE = "libbenchmark-dev"
+# Every allocator heaplab-gbench knows by name, in the runner's display order.
+KNOWN_ALLOCATORS = ("system", "heaplab", "heaplab-nocache", "mimalloc", "jemalloc", "tcmalloc")
+BASELINE = "system"
+DEFAULT_REPS = 5
+RUN_SUFFIX = "-gbench"
+SUMMARY_SCHEMA = "heaplab.gbench-summary/1"
+
+# Keys of heaplab-gbench's report context (gbench_main.c).
+CONTEXT_ALLOCATOR = "heaplab_allocator"
+CONTEXT_VERSION = "heaplab_allocator_version"
+CONTEXT_ERROR = "heaplab_allocator_error"
+
+NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+NS_PER_S = 1e9
+# Longest error message quoted in a table cell.
+MESSAGE_MAX_CHARS = 80
+# Characters kept as they are in a report's file name; the rest become "_".
+UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
+
+# ---------------------------------------------------------------- the table
+
+
+class ReportError(ValueError):
+    """A report that cannot be tabulated, with a one-line reason."""
+
+
+def benchmark_key(name: str, allocator: str) -> str:
+    """The benchmark's name without its allocator: "pair/mimalloc/64" and
+    "pair/system/64" are both the row "pair/64"."""
+    marker = "/" + allocator
+    at = name.find(marker + "/")
+    if at >= 0:
+        return name[:at] + name[at + len(marker):]
+    if name.endswith(marker):
+        return name[: -len(marker)]
+    return name
+
+
+def _allocator_of(report: dict[str, Any], position: int) -> str:
+    context = report.get("context")
+    if not isinstance(context, dict) or not context.get(CONTEXT_ALLOCATOR):
+        raise ReportError(f"report {position + 1} has no context.{CONTEXT_ALLOCATOR} "
+                          f"(not written by {BINARY}?)")
+    return str(context[CONTEXT_ALLOCATOR])
+
+
+def _value_and_unit(entry: dict[str, Any]) -> tuple[float, str]:
+    """One repetition's figure. Nanoseconds per item when the benchmark counts
+    items (one allocation with its free, for heaplab-gbench): benchmarks of
+    different shapes then read alike. Otherwise Google Benchmark's time per
+    iteration (wall clock for /real_time benchmarks, else CPU), in ns."""
+    rate = entry.get("items_per_second")
+    if isinstance(rate, (int, float)) and rate > 0:
+        return NS_PER_S / rate, "ns/item"
+    unit = entry.get("time_unit", "ns")
+    if unit not in NS_PER_UNIT:
+        raise ReportError(f"benchmark '{entry.get('name')}' has an unknown time_unit '{unit}'")
+    key = "real_time" if "/real_time" in str(entry.get("run_name", entry.get("name", ""))) else "cpu_time"
+    return float(entry[key]) * NS_PER_UNIT[unit], "ns"
+
+
+def _repetitions(report: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    """The raw repetitions: aggregates (mean, median, ...) are recomputed here
+    from them, never taken from the report."""
+    for entry in report.get("benchmarks", []):
+        if entry.get("run_type", "iteration") == "iteration":
+            yield entry
+
+
+def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> dict[str, Any]:
+    """Medians, min and max per (benchmark, allocator) from Google Benchmark
+    JSON reports of heaplab-gbench, one report per allocator. Refuses reports
+    from different hosts: their figures do not compare."""
+    hosts = sorted({str(r.get("context", {}).get("host_name")) for r in reports})
+    if len(hosts) > 1:
+        raise ReportError(f"reports come from different hosts ({', '.join(hosts)}); "
+                          "they cannot share a table")
+    allocators: list[str] = []
+    versions: dict[str, str] = {}
+    rows: list[str] = []
+    values: dict[tuple[str, str], list[float]] = {}
+    units: dict[str, str] = {}
+    errors: dict[tuple[str, str], str] = {}
+    for position, report in enumerate(reports):
+        alloc = _allocator_of(report, position)
+        if alloc in allocators:
+            raise ReportError(f"two reports for allocator '{alloc}'")
+        allocators.append(alloc)
+        context = report.get("context", {})
+        versions[alloc] = str(context.get(CONTEXT_VERSION, ""))
+        for entry in _repetitions(report):
+            row = benchmark_key(str(entry.get("run_name", entry["name"])), alloc)
+            if row not in rows:
+                rows.append(row)
+            if entry.get("error_occurred"):
+                errors[(row, alloc)] = str(entry.get("error_message") or "error")
+                continue
+            value, unit = _value_and_unit(entry)
+            units.setdefault(row, unit)
+            values.setdefault((row, alloc), []).append(value)
+
+    out_rows = []
+    for row in rows:
+        cells: dict[str, dict[str, Any]] = {}
+        base = values.get((row, baseline))
+        base_median = statistics.median(base) if base else None
+        for alloc in allocators:
+            vals = values.get((row, alloc))
+            if vals:
+                median = statistics.median(vals)
+                ratio = median / base_median if base_median else None
+                cells[alloc] = {"median": median, "min": min(vals), "max": max(vals),
+                                "n": len(vals), "ratio_to_baseline": ratio}
+            elif (row, alloc) in errors:
+                cells[alloc] = {"error": errors[(row, alloc)]}
+            else:
+                cells[alloc] = {"missing": True}
+        out_rows.append({"benchmark": row, "unit": units.get(row, ""), "cells": cells})
+    return {"schema": SUMMARY_SCHEMA, "baseline": baseline, "allocators": allocators,
+            "versions": versions, "host": hosts[0] if hosts else None, "rows": out_rows}
+
+
+def fmt_number(value: float) -> str:
+    """Three significant figures, no exponent: 9.12, 45.3, 1234."""
+    if not math.isfinite(value):
+        return str(value)
+    magnitude = abs(value)
+    if magnitude >= 100:
+        return f"{value:.0f}"
+    if magnitude >= 10:
+        return f"{value:.1f}"
+    if magnitude >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MESSAGE_MAX_CHARS else line[: MESSAGE_MAX_CHARS - 1] + "…"
+
+
+def cell_text(cell: dict[str, Any], is_baseline: bool) -> str:
+    if "error" in cell:
+        return f"error: {_one_line(cell['error'])}"
+    if cell.get("missing"):
+        return "–"
+    text = fmt_number(cell["median"])
+    if cell["n"] > 1:
+        text += f" ({fmt_number(cell['min'])}–{fmt_number(cell['max'])})"
+    if not is_baseline and cell.get("ratio_to_baseline") is not None:
+        text += f" ×{cell['ratio_to_baseline']:.2f}"
+    return text
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    allocs = summary["allocators"]
+    baseline = summary["baseline"]
+    reps = sorted({c["n"] for r in summary["rows"] for c in r["cells"].values() if "n" in c})
+    runs = "1 repetition" if reps == [1] else f"{'/'.join(map(str, reps)) or 'no'} repetitions (min–max)"
+    lines = [
+        "## Google Benchmark microbenchmarks (heaplab-gbench)",
+        "",
+        f"Each cell: median of {runs}, then ×ratio of that median to {baseline}'s; "
+        "lower is better. ns/item: nanoseconds per allocation with its free "
+        "(threaded rows: every thread's items over wall-clock time).",
+        "",
+        "| benchmark | unit | " + " | ".join(_md(a) for a in allocs) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in allocs) + " |",
+    ]
+    for row in summary["rows"]:
+        texts = [_md(cell_text(row["cells"][a], a == baseline)) for a in allocs]
+        lines.append(f"| {_md(row['benchmark'])} | {row['unit']} | " + " | ".join(texts) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_from_reports(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> str:
+    """The Markdown table of a set of heaplab-gbench JSON reports."""
+    return markdown(summarize(reports, baseline))
+
+
+def load_reports(paths: Iterable[pathlib.Path]) -> list[dict[str, Any]]:
+    reports = []
+    for path in paths:
+        try:
+            reports.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError) as e:
+            raise ReportError(f"{path}: cannot read the report: {e}") from e
+    return reports
+
+
+# ---------------------------------------------------------------- running
+
+
+def write_atomically(path: pathlib.Path, text: str) -> None:
+    """Writes to a temporary file beside `path` and renames it over: a reader
+    never sees half a file, an interruption leaves the old one."""
+    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _benchmark_missing_from_cache(build_dir: pathlib.Path) -> bool:
+    """True when CMake configured build_dir without finding Google Benchmark."""
+    cache = build_dir / "CMakeCache.txt"
+    try:
+        text = cache.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    # harness/gbench/CMakeLists.txt's own mark, or find_package's trace
+    return ("HEAPLAB_GBENCH_BUILT:INTERNAL=OFF" in text
+            or "benchmark_DIR:PATH=benchmark_DIR-NOTFOUND" in text)
+
+
+def ensure_binary(build_dir: pathlib.Path) -> pathlib.Path | None:
+    """build_dir/heaplab-gbench, building it if it is missing. Prints why and
+    returns None when it cannot be had."""
+    binary = build_dir / BINARY
+    if binary.is_file():
+        return binary
+    cmake = shutil.which("cmake")
+    if not cmake:
+        print(f"gbench: {binary} is missing and cmake is not installed (apt install cmake)",
+              file=sys.stderr)
+        return None
+    steps = []
+    if not (build_dir / "CMakeCache.txt").is_file():
+        steps.append([cmake, "-S", str(REPO_ROOT), "-B", str(build_dir)])
+    steps.append([cmake, "--build", str(build_dir), "--target", BINARY])
+    for step in steps:
+        print("gbench: " + " ".join(step), file=sys.stderr)
+        if subprocess.run(step).returncode != 0:
+            break
+    if binary.is_file():
+        return binary
+    if _benchmark_missing_from_cache(build_dir):
+        print(f"gbench: {BINARY} needs Google Benchmark (apt install {PACKAGE})", file=sys.stderr)
+    else:
+        print(f"gbench: could not build {binary} (see the build output above)", file=sys.stderr)
+    return None
+
+
+def report_file_name(allocator: str) -> str:
+    return f"gbench-{UNSAFE_FILE_CHARS.sub('_', allocator)}.json"
+
+
+def create_run_folder(parent: pathlib.Path, now: datetime.datetime | None = None) -> pathlib.Path:
+    """A new folder <UTC timestamp>-gbench under parent, never an existing one."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    base = now.strftime("%Y%m%d-%H%M%S") + RUN_SUFFIX
+    parent.mkdir(parents=True, exist_ok=True)
+    for attempt in range(1, 1000):
+        folder = parent / (base if attempt == 1 else f"{base}-{attempt}")
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+    raise RuntimeError(f"cannot create a run folder under {parent}")
+
+
+def gbench_command(binary: pathlib.Path, allocator: str, reps: int, out: pathlib.Path,
+                   bench_filter: str | None, min_time: float | None) -> list[str]:
+    cmd = [str(binary), "--alloc", allocator,
+           f"--benchmark_repetitions={reps}",
+           "--benchmark_report_aggregates_only=false",
+           "--benchmark_format=json",
+           f"--benchmark_out={out}",
+           "--benchmark_out_format=json"]
+    if bench_filter:
+        cmd.append(f"--benchmark_filter={bench_filter}")
+    if min_time is not None:
+        cmd.append(f"--benchmark_min_time={min_time}")
+    return cmd
+
+
+def run_one(binary: pathlib.Path, allocator: str, folder: pathlib.Path, reps: int,
+            bench_filter: str | None, min_time: float | None) -> str | None:
+    """Runs heaplab-gbench for one allocator; its report lands in folder
+    only once complete. Returns None, or a one-line reason it failed."""
+    final = folder / report_file_name(allocator)
+    partial = folder / ("." + final.name + ".partial")
+    cmd = gbench_command(binary, allocator, reps, partial, bench_filter, min_time)
+    # stdout is the same JSON as the report file; stderr is kept for errors
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Google Benchmark exits 0 with an empty report when the filter matched nothing
+    if proc.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
+        partial.unlink(missing_ok=True)
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        why = lines[-1] if lines else f"exit status {proc.returncode}"
+        return f"{allocator}: {BINARY} failed: {why}"
+    os.replace(partial, final)
+    return None
+
+
+def _allocators(text: str | None) -> list[str]:
+    if not text:
+        return list(KNOWN_ALLOCATORS)
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ValueError("--alloc: no allocator named")
+    return list(dict.fromkeys(names))  # drops repeats, keeps order
+
+
+def _positive_int(text: str, flag: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{flag}: '{text}' is not a whole number") from None
+    if value < 1:
+        raise ValueError(f"{flag}: must be at least 1, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--alloc", metavar="NAME,...",
+                        help="allocators, comma-separated (default: " + ", ".join(KNOWN_ALLOCATORS)
+                        + "); so:PATH[:PREFIX] too")
+    parser.add_argument("--filter", metavar="REGEX",
+                        help="Google Benchmark's --benchmark_filter; names read "
+                             "<family>/<allocator>/<args>, e.g. 'pair/.*/64$'")
+    parser.add_argument("--reps", metavar="N", default=str(DEFAULT_REPS),
+                        help=f"repetitions per benchmark (default {DEFAULT_REPS})")
+    parser.add_argument("--min-time", metavar="S", type=float,
+                        help="Google Benchmark's --benchmark_min_time per repetition, in seconds")
+    parser.add_argument("--build-dir", metavar="DIR", default=str(REPO_ROOT / "build"),
+                        help="build folder holding heaplab-gbench (default build/)")
+    parser.add_argument("--out", metavar="DIR", default=str(REPO_ROOT / "results" / "runs"),
+                        help="parent of the run folder (default results/runs)")
+
+
+def register(subparsers: Any) -> None:
+    """For a cli built from register(subparsers) modules."""
+    p = subparsers.add_parser("gbench", help="Google Benchmark microbenchmarks, every allocator")
+    add_arguments(p)
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        allocators = _allocators(args.alloc)
+        reps = _positive_int(str(args.reps), "--reps")
+        if args.min_time is not None and not args.min_time > 0:
+            raise ValueError(f"--min-time: must be positive, not {args.min_time}")
+    except ValueError as e:
+        print(f"gbench: {e}", file=sys.stderr)
+        return 2
+    binary = ensure_binary(pathlib.Path(args.build_dir))
+    if binary is None:
+        return 1
+    folder = create_run_folder(pathlib.Path(args.out))
+    print(f"gbench: {len(allocators)} allocator(s), {reps} repetition(s) each, into {folder}",
+          file=sys.stderr)
+    failures = []
+    for i, alloc in enumerate(allocators, 1):
+        print(f"gbench: [{i}/{len(allocators)}] {alloc}", file=sys.stderr, flush=True)
+        failure = run_one(binary, alloc, folder, reps, args.filter, args.min_time)
+        if failure:
+            print(f"gbench: {failure}", file=sys.stderr)
+            failures.append(failure)
+    paths = [folder / report_file_name(a) for a in allocators]
+    reports = load_reports(p for p in paths if p.is_file())
+    if not reports:
+        print("gbench: no allocator produced a report", file=sys.stderr)
+        return 1
+    try:
+        summary = summarize(reports)
+    except ReportError as e:
+        print(f"gbench: {e}", file=sys.stderr)
+        return 1
+    table = markdown(summary)
+    write_atomically(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
+    write_atomically(folder / "tables.md", table)
+    print(table)
+    print(f"gbench: reports and tables in {folder}", file=sys.stderr)
+    return 1 if failures else 0

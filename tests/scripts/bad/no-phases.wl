@@ -1,0 +1,3 @@
+# expect: 3: no phases
+workload nothing
+describe "only a header"
