@@ -1,0 +1,382 @@
+/* heaplab core: the public hl_ functions.
+ *
+ * Fast paths: a small malloc is a class computation, a pop from the thread's
+ * bin and a store of the request size in the span's slack array; a small free
+ * is a registry byte, a page-table byte, a multiply to validate the offset,
+ * the slack slot (0 means "already free": a double free) and a push. No lock,
+ * no atomic read-modify-write. Everything else is noinline and named *_slow. */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define VERSION_STRING "heaplab 0.1.0"
+
+/* ---- small fast paths --------------------------------------------------- */
+
+static inline void tc_add(_Atomic size_t *counter, size_t v)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + v, memory_order_relaxed);
+}
+
+static inline void *small_malloc(size_t size, unsigned cls)
+{
+    struct tcache *tc = &hl_tc;
+    struct tbin *b = &tc->bins[cls];
+    struct tnode *n = b->head;
+    if (HL_UNLIKELY(!n))
+        return small_malloc_slow(size, cls);
+    struct tnode *next = n->next;
+    b->head = next;
+    /* the next malloc of this class reads that node: start the load now */
+    __builtin_prefetch(next);
+    atomic_store_explicit(&b->count, atomic_load_explicit(&b->count, memory_order_relaxed) - 1, memory_order_relaxed);
+    atomic_store_explicit(n->slack, (uint16_t)(hl_classes[cls].size - size + 1), memory_order_relaxed);
+    tc_add(&tc->small_requested, size);
+    tc_add(&tc->allocs, 1);
+    return n;
+}
+
+/* Validates a pointer into a small segment and returns its class and slack
+ * slot; aborts on anything heaplab did not hand out live. */
+static inline unsigned small_validate(uintptr_t a, _Atomic uint16_t **slot_out, uint16_t *slack_out)
+{
+    struct small_seg *seg = small_seg_of(a);
+    unsigned cls1 = seg->page_class[page_index(a)];
+    if (HL_UNLIKELY(cls1 == 0))
+        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
+    const struct size_class *c = &seg->page_geometry[page_index(a)];
+    size_t off = a & c->span_mask;
+    size_t idx = (off * c->recip) >> RECIP_SHIFT;
+    if (HL_UNLIKELY(idx * c->size != off || idx >= c->capacity))
+        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
+    _Atomic uint16_t *slot = small_slack_slot(a, c);
+    uint16_t slack = atomic_load_explicit(slot, memory_order_relaxed);
+    /* 0: the block is not live (already freed, or in a cache) */
+    if (HL_UNLIKELY(slack == 0))
+        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
+    *slot_out = slot;
+    *slack_out = slack;
+    return cls1 - 1;
+}
+
+static inline void small_free(uintptr_t a)
+{
+    _Atomic uint16_t *slot;
+    uint16_t slack;
+    unsigned cls = small_validate(a, &slot, &slack);
+    size_t request = small_seg_of(a)->page_geometry[page_index(a)].size + 1 - (size_t)slack;
+    atomic_store_explicit(slot, 0, memory_order_relaxed);
+    struct tcache *tc = &hl_tc;
+    struct tbin *b = &tc->bins[cls];
+    uint32_t count = atomic_load_explicit(&b->count, memory_order_relaxed);
+    if (HL_UNLIKELY(count >= b->limit)) {
+        small_free_slow((void *)a, cls, request);
+        return;
+    }
+    struct tnode *n = (struct tnode *)a;
+    n->next = b->head;
+    n->slack = slot;
+    b->head = n;
+    atomic_store_explicit(&b->count, count + 1, memory_order_relaxed);
+    /* (frees are not counted here: stats derive them from allocs and the
+     * blocks still out) */
+    tc_add(&tc->small_requested, (size_t)0 - request);
+}
+
+/* ---- medium, large and odd cases ---------------------------------------- */
+
+static HL_NOINLINE void *malloc_big_slow(size_t size)
+{
+    if (size > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    hl_ensure_init();
+    if (size <= MEDIUM_MAX)
+        return medium_malloc(size);
+    return large_malloc(size, HL_ALIGN, false);
+}
+
+static HL_NOINLINE void free_other_slow(void *p, enum seg_kind kind)
+{
+    if (p == NULL)
+        return;
+    if (kind == KIND_MEDIUM)
+        medium_free(p);
+    else if (kind == KIND_LARGE)
+        large_free(p);
+    else
+        hl_fail_pointer(HL_INVALID_FREE, p);
+}
+
+void *hl_malloc(size_t size)
+{
+    if (HL_LIKELY(size <= SMALL_MAX))
+        return small_malloc(size, size_to_class(size));
+    return malloc_big_slow(size);
+}
+
+void hl_free(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    enum seg_kind kind = registry_kind(a);
+    if (HL_LIKELY(kind == KIND_SMALL)) {
+        small_free(a);
+        return;
+    }
+    free_other_slow(p, kind);
+}
+
+void hl_free_sized(void *p, size_t size)
+{
+    (void)size;
+    hl_free(p);
+}
+
+void hl_free_aligned_sized(void *p, size_t align, size_t size)
+{
+    (void)align;
+    (void)size;
+    hl_free(p);
+}
+
+void *hl_calloc(size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total) || total > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (total > MEDIUM_MAX) {
+        hl_ensure_init();
+        return large_malloc(total, HL_ALIGN, true);
+    }
+    void *p = hl_malloc(total);
+    if (p)
+        memset(p, 0, total);
+    return p;
+}
+
+size_t hl_usable_size(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (p == NULL)
+        return 0;
+    switch (registry_kind(a)) {
+    case KIND_SMALL: {
+        _Atomic uint16_t *slot;
+        uint16_t slack;
+        return hl_classes[small_validate(a, &slot, &slack)].size;
+    }
+    case KIND_MEDIUM:
+        return medium_usable(p);
+    case KIND_LARGE:
+        return large_usable(p);
+    default:
+        hl_fail_pointer("malloc_usable_size(): invalid pointer", p);
+    }
+}
+
+static bool is_pow2(size_t x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* align: a power of two */
+static void *aligned_internal(size_t align, size_t size)
+{
+    if (size > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (align <= HL_ALIGN)
+        return hl_malloc(size);
+    hl_ensure_init();
+    unsigned cls = class_for_aligned(size, align);
+    if (cls < NCLASSES)
+        return small_malloc(size, cls);
+    if (align > LARGE_ALIGN_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return large_malloc(size, align, false);
+}
+
+void *hl_aligned_alloc(size_t align, size_t size)
+{
+    if (!is_pow2(align)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return aligned_internal(align, size);
+}
+
+int hl_posix_memalign(void **out, size_t align, size_t size)
+{
+    if (!is_pow2(align) || align % sizeof(void *) != 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = aligned_internal(align, size);
+    if (!p) {
+        errno = saved;
+        return ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void *hl_memalign(size_t align, size_t size)
+{
+    /* glibc rounds a non-power-of-two alignment up */
+    if (align > SIZE_MAX / 2 + 1) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!is_pow2(align)) {
+        size_t a = HL_ALIGN;
+        while (a < align)
+            a <<= 1;
+        align = a;
+    }
+    return aligned_internal(align, size);
+}
+
+void *hl_valloc(size_t size)
+{
+    return aligned_internal(OS_PAGE, size);
+}
+
+void *hl_pvalloc(size_t size)
+{
+    size_t rounded = (size + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    if (rounded < size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return aligned_internal(OS_PAGE, rounded ? rounded : OS_PAGE);
+}
+
+/* realloc by moving: a new block, a copy, then the old block goes */
+static void *realloc_move(void *p, size_t old_usable, size_t size)
+{
+    void *q = hl_malloc(size);
+    if (!q)
+        return NULL;
+    memcpy(q, p, old_usable < size ? old_usable : size);
+    hl_free(p);
+    return q;
+}
+
+void *hl_realloc(void *p, size_t size)
+{
+    if (p == NULL)
+        return hl_malloc(size);
+    uintptr_t a = (uintptr_t)p;
+    enum seg_kind kind = registry_kind(a);
+    if (kind == KIND_NONE)
+        hl_fail_pointer("realloc(): invalid pointer", p);
+    if (size == 0) {
+        /* glibc frees and returns NULL */
+        hl_free(p);
+        return NULL;
+    }
+    if (size > PTRDIFF_MAX) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (kind == KIND_SMALL) {
+        _Atomic uint16_t *slot;
+        uint16_t slack;
+        unsigned cls = small_validate(a, &slot, &slack);
+        const struct size_class *c = &hl_classes[cls];
+        /* stay when the block fits and is not more than twice too big */
+        if (size <= c->size && (size > c->size / 2 || size_to_class(size) == cls)) {
+            size_t old_request = c->size + 1 - (size_t)slack;
+            small_mark_live(a, c, size);
+            tc_add(&hl_tc.small_requested, size - old_request);
+            return p;
+        }
+        return realloc_move(p, c->size, size);
+    }
+    if (kind == KIND_MEDIUM) {
+        medium_validate(p);
+        if (size > SMALL_MAX && size <= MEDIUM_MAX && medium_resize_inplace(p, size) == 0)
+            return p;
+        return realloc_move(p, medium_usable(p), size);
+    }
+    large_validate(p);
+    if (size > MEDIUM_MAX) {
+        void *q = large_realloc(p, size);
+        if (q)
+            return q;
+    }
+    return realloc_move(p, large_usable(p), size);
+}
+
+void *hl_reallocarray(void *p, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hl_realloc(p, total);
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+enum hl_route hl_route(size_t size, size_t align)
+{
+    if (align == 0)
+        align = 1;
+    if (!is_pow2(align) || size > PTRDIFF_MAX)
+        return HL_ROUTE_INVALID;
+    hl_ensure_init();
+    if (class_for_aligned(size, align) < NCLASSES)
+        return HL_ROUTE_SMALL;
+    if (align > HL_ALIGN)
+        return align <= LARGE_ALIGN_MAX ? HL_ROUTE_LARGE : HL_ROUTE_INVALID;
+    return size <= MEDIUM_MAX ? HL_ROUTE_MEDIUM : HL_ROUTE_LARGE;
+}
+
+const char *hl_route_name(enum hl_route r)
+{
+    switch (r) {
+    case HL_ROUTE_SMALL:
+        return "small";
+    case HL_ROUTE_MEDIUM:
+        return "medium";
+    case HL_ROUTE_LARGE:
+        return "large";
+    default:
+        return "invalid";
+    }
+}
+
+int hl_set_tcache(int on)
+{
+    hl_ensure_init();
+    int prev = atomic_exchange_explicit(&hl_tcache_on, on ? 1 : 0, memory_order_relaxed);
+    /* other threads follow on their next slow path */
+    tcache_apply_mode();
+    return prev;
+}
+
+int hl_tcache_enabled(void)
+{
+    hl_ensure_init();
+    return atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
+}
+
+void hl_thread_flush(void)
+{
+    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+        return;
+    tcache_flush_all(&hl_tc);
+}
+
+const char *hl_version(void)
+{
+    return VERSION_STRING;
+}

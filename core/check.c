@@ -1,0 +1,212 @@
+/* heaplab core: hl_check, the invariant walker. Takes every lock; meant for
+ * tests, called while no other thread allocates. */
+#include "internal.h"
+
+int span_is_valid(struct span *s)
+{
+    struct small_seg *seg = segment_of_span(s);
+    unsigned head = span_head_index(s);
+    const struct size_class *c = &hl_classes[s->cls];
+    const uint64_t *bm = span_bitmap(seg, head);
+    size_t free_bits = 0;
+    for (size_t w = 0; w < (c->capacity + 63) / 64; w++)
+        free_bits += (size_t)__builtin_popcountll(bm[w]);
+    return seg->magic == SMALL_SEG_MAGIC && seg->page_class[head] == s->cls + 1u && free_bits == s->free_count &&
+           (s->free_count > 0) == (s->in_partial != 0);
+}
+
+static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, size_t *live_blocks, size_t *purged)
+{
+    int bad = 0;
+    struct span *s = &seg->spans[head];
+    unsigned cls = seg->page_class[head] - 1u;
+    const struct size_class *c = &hl_classes[cls];
+    if (s->cls != cls || s->pages != c->span_pages || head % c->span_pages) {
+        hl_report("span header disagrees with the page table", span_start(seg, head));
+        return 1;
+    }
+    const uint64_t *bm = span_bitmap(seg, head);
+    _Atomic uint16_t *slack = (_Atomic uint16_t *)span_slack(seg, head);
+    size_t free_bits = 0;
+    size_t words = (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE / sizeof(uint64_t);
+    for (size_t w = 0; w < words; w++) {
+        uint64_t bits = bm[w];
+        for (unsigned b = 0; b < 64; b++) {
+            size_t idx = w * 64 + b;
+            bool is_free = bits & ((uint64_t)1 << b);
+            if (idx >= c->capacity) {
+                if (is_free) {
+                    hl_report("bitmap bit set past the span's capacity", span_start(seg, head));
+                    bad++;
+                }
+                continue;
+            }
+            uint16_t sl = atomic_load_explicit(&slack[idx], memory_order_relaxed);
+            if (is_free) {
+                free_bits++;
+                if (w < s->scan_word) {
+                    hl_report("free block below the span's scan hint", span_start(seg, head) + idx * c->size);
+                    bad++;
+                }
+                if (sl != 0) {
+                    hl_report("free block still has a request recorded", span_start(seg, head) + idx * c->size);
+                    bad++;
+                }
+            } else {
+                if (sl != 0)
+                    (*live_blocks)++;
+                if (sl > c->size + 1) {
+                    hl_report("slack larger than the block", span_start(seg, head) + idx * c->size);
+                    bad++;
+                }
+                /* an out block must not overlap a purged OS page */
+                size_t off = idx * c->size;
+                unsigned lo = (unsigned)(off >> OS_PAGE_SHIFT), hi = (unsigned)((off + c->size - 1) >> OS_PAGE_SHIFT);
+                for (unsigned j = lo; j <= hi; j++)
+                    if (s->purged & ((uint64_t)1 << j)) {
+                        hl_report("purged OS page overlaps a block in use", span_start(seg, head) + off);
+                        bad++;
+                        break;
+                    }
+            }
+        }
+    }
+    if (free_bits != s->free_count) {
+        hl_report("span free count disagrees with its bitmap", span_start(seg, head));
+        bad++;
+    }
+    if ((s->free_count > 0) != (s->in_partial != 0)) {
+        hl_report("span partial-list membership wrong", span_start(seg, head));
+        bad++;
+    }
+    *out_blocks += c->capacity - s->free_count;
+    *purged += (size_t)__builtin_popcountll(s->purged) * OS_PAGE;
+    return bad;
+}
+
+static int check_small(void)
+{
+    int bad = 0;
+    size_t spans[NCLASSES] = {0}, out[NCLASSES] = {0}, purged[NCLASSES] = {0}, live[NCLASSES] = {0};
+    size_t segs = 0, free_pages = 0;
+    for (struct small_seg *seg = hl_pool.head; seg; seg = seg->next, segs++) {
+        if (seg->magic != SMALL_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_SMALL ||
+            (seg->free_pages & ~SMALL_USABLE_MASK)) {
+            hl_report("small segment header or registry entry broken", (uintptr_t)seg);
+            bad++;
+            continue;
+        }
+        free_pages += (size_t)__builtin_popcountll(seg->free_pages);
+        for (unsigned p = SMALL_FIRST_PAGE; p < PAGES_PER_SEG;) {
+            bool page_free = seg->free_pages & ((uint64_t)1 << p);
+            if (page_free || seg->page_class[p] == 0) {
+                if (page_free != (seg->page_class[p] == 0)) {
+                    hl_report("page free mask disagrees with the page table", (uintptr_t)seg + ((uintptr_t)p << PAGE_SHIFT));
+                    bad++;
+                }
+                p++;
+                continue;
+            }
+            unsigned cls = seg->page_class[p] - 1u;
+            unsigned k = hl_classes[cls].span_pages;
+            for (unsigned q = p; q < p + k && q < PAGES_PER_SEG; q++)
+                if (seg->page_class[q] != cls + 1 || (seg->free_pages & ((uint64_t)1 << q))) {
+                    hl_report("span pages disagree in the page table", (uintptr_t)seg + ((uintptr_t)q << PAGE_SHIFT));
+                    bad++;
+                }
+            spans[cls]++;
+            bad += check_span(seg, p, &out[cls], &live[cls], &purged[cls]);
+            p += k;
+        }
+    }
+    if (segs != hl_pool.segments || free_pages != hl_pool.free_page_count) {
+        hl_report("segment pool counters disagree with its segments", segs);
+        bad++;
+    }
+    /* blocks out of spans are either live (slack set) or in a thread cache */
+    size_t cached[NCLASSES] = {0};
+    pthread_mutex_lock(&hl_threads.lock);
+    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next)
+        for (unsigned cls = 0; cls < NCLASSES; cls++)
+            cached[cls] += atomic_load_explicit(&tc->bins[cls].count, memory_order_relaxed);
+    pthread_mutex_unlock(&hl_threads.lock);
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        const struct class_central *cc = &hl_central[cls];
+        const struct size_class *c = &hl_classes[cls];
+        size_t partial = 0, dirty = 0;
+        for (struct span *s = cc->partial; s; s = s->next, partial++)
+            if (s->cls != cls || !s->in_partial || s->free_count == 0) {
+                hl_report("partial list holds a wrong span", cls);
+                bad++;
+                break;
+            }
+        for (struct span *s = cc->dirty; s; s = s->dnext, dirty++)
+            if (s->cls != cls || !s->in_dirty || (s->dnext && s->dnext->dprev != s)) {
+                hl_report("dirty list broken", cls);
+                bad++;
+                break;
+            }
+        size_t xfer = 0;
+        for (unsigned i = 0; i < cc->xfer_count; i++) {
+            size_t n = 0;
+            for (struct tnode *node = cc->xfer[i]; node; node = node->next, n++) {
+                uintptr_t a = (uintptr_t)node;
+                if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
+                    node->slack != small_slack_slot(a, c) || atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
+                    hl_report("transfer batch holds a foreign or live block", a);
+                    bad++;
+                    break;
+                }
+            }
+            if (n != cc->xfer_n[i]) {
+                hl_report("transfer batch count disagrees with its list; class", cls);
+                bad++;
+            }
+            xfer += cc->xfer_n[i];
+        }
+        if (spans[cls] != cc->spans || spans[cls] * ((size_t)1 << c->span_shift) != cc->span_bytes ||
+            (out[cls] - xfer) * c->size != cc->out_bytes || purged[cls] != cc->purged_bytes) {
+            hl_report("class counters disagree with its spans; class", cls);
+            bad++;
+        }
+        if (out[cls] != live[cls] + cached[cls] + xfer) {
+            hl_report("blocks out of spans != live + cached + in transfer; class", cls);
+            bad++;
+        }
+    }
+    /* the calling thread's cache, block by block */
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        size_t n = 0;
+        for (struct tnode *node = hl_tc.bins[cls].head; node; node = node->next, n++) {
+            uintptr_t a = (uintptr_t)node;
+            if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
+                node->slack != small_slack_slot(a, &hl_classes[cls]) ||
+                atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
+                hl_report("thread cache holds a foreign or live block", a);
+                bad++;
+                break;
+            }
+        }
+        if (n != atomic_load_explicit(&hl_tc.bins[cls].count, memory_order_relaxed) || n > hl_tc.bins[cls].limit + 1u) {
+            hl_report("thread cache count disagrees with its list; class", cls);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int hl_check(void)
+{
+    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+        return 0;
+    hl_lock_all();
+    int bad = check_small() + medium_check() + large_check();
+    hl_unlock_all();
+    hl_stats_t s;
+    hl_stats(&s);
+    if (!hl_stats_balanced(&s)) {
+        hl_report("stats identity broken; mapped", s.mapped);
+        bad++;
+    }
+    return bad;
+}

@@ -1,0 +1,64 @@
+/* heaplab core: decay, the clock check that gives free memory back.
+ *
+ * Nothing on a fast path reads the clock. Every DECAY_EVENTS slow-path events
+ * a thread reads it once; at most once per DECAY_MS process-wide, one thread
+ * (the one that wins a compare-and-swap) purges what has been free for longer
+ * than DECAY_MS while more than a budget of free memory is resident (and
+ * anything free for LONG_DECAY_MS), with trylock so it never waits behind
+ * another thread. */
+#include "internal.h"
+
+static _Atomic uint64_t last_decay_ms;
+
+/* Small segments left completely empty are unmapped beyond this many. */
+#define SPARE_EMPTY_SEGMENTS 1
+
+static size_t purge_older_than(uint64_t now, uint64_t age, bool try, size_t *excess)
+{
+    size_t released = 0;
+    for (unsigned w = 0; w < 2; w++) {
+        uint64_t bits = atomic_load_explicit(&hl_dirty_classes[w], memory_order_relaxed);
+        while (bits) {
+            unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            released += central_purge(cls, now, age, try, excess);
+        }
+    }
+    released += medium_purge(now, age, try, excess);
+    return released;
+}
+
+void decay_tick(uint32_t *events)
+{
+    if (++*events % DECAY_EVENTS != 0)
+        return;
+    uint64_t now = os_now_ms();
+    atomic_store_explicit(&hl_clock_ms, now, memory_order_relaxed);
+    uint64_t last = atomic_load_explicit(&last_decay_ms, memory_order_relaxed);
+    if (now - last < DECAY_MS)
+        return;
+    if (!atomic_compare_exchange_strong_explicit(&last_decay_ms, &last, now, memory_order_relaxed, memory_order_relaxed))
+        return;
+    /* over the budget, the oldest free memory goes after DECAY_MS until a
+     * quarter of the budget is free again; anything goes after LONG_DECAY_MS */
+    size_t resident_free = atomic_load_explicit(&hl_os.free_resident, memory_order_relaxed);
+    if (resident_free > RETAIN_BYTES) {
+        size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
+        purge_older_than(now, DECAY_MS, true, &excess);
+    }
+    purge_older_than(now, LONG_DECAY_MS, true, NULL);
+    large_purge(now, LARGE_DECAY_MS, true);
+    segment_release_empty(SPARE_EMPTY_SEGMENTS);
+}
+
+size_t decay_purge_all(void)
+{
+    /* every class, not only the ones flagged dirty: trim must not miss one */
+    size_t released = 0;
+    for (unsigned cls = 0; cls < NCLASSES; cls++)
+        released += central_purge(cls, 0, 0, false, NULL);
+    released += medium_purge(0, 0, false, NULL);
+    released += large_purge(0, 0, false);
+    released += segment_release_empty(0);
+    return released;
+}

@@ -1,0 +1,75 @@
+/* heaplab core: process start-up, the lock order, fork and trim. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Atomic int hl_initialized;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hl_lock_all(void)
+{
+    for (unsigned i = 0; i < CLASS_LOCKS; i++)
+        pthread_mutex_lock(&hl_class_locks[i]);
+    pthread_mutex_lock(&hl_pool.lock);
+    medium_lock_all();
+    large_lock();
+}
+
+void hl_unlock_all(void)
+{
+    large_unlock();
+    medium_unlock_all();
+    pthread_mutex_unlock(&hl_pool.lock);
+    for (unsigned i = CLASS_LOCKS; i-- > 0;)
+        pthread_mutex_unlock(&hl_class_locks[i]);
+}
+
+/* fork: no lock may be held by a thread that will not exist in the child */
+static void fork_prepare(void)
+{
+    /* pairs with the release in hl_init_slow (for ThreadSanitizer) */
+    (void)atomic_load_explicit(&hl_initialized, memory_order_acquire);
+    hl_lock_all();
+    pthread_mutex_lock(&hl_threads.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&hl_threads.lock);
+    hl_unlock_all();
+}
+
+static void fork_child(void)
+{
+    /* the forking thread holds every lock: it is the child's only thread */
+    pthread_mutex_unlock(&hl_threads.lock);
+    hl_unlock_all();
+}
+
+void hl_init_slow(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (!atomic_load_explicit(&hl_initialized, memory_order_relaxed)) {
+        if (os_init() != 0)
+            hl_fail("the OS page size is not 4 KiB; heaplab cannot run here");
+        size_class_init();
+        const char *env = getenv("HEAPLAB_TCACHE");
+        if (env && strcmp(env, "0") == 0)
+            atomic_store_explicit(&hl_tcache_on, 0, memory_order_relaxed);
+        atomic_store_explicit(&hl_clock_ms, os_now_ms(), memory_order_relaxed);
+        tcache_create_key();
+        atomic_store_explicit(&hl_initialized, 1, memory_order_release);
+        /* last: it may allocate, which must find heaplab ready */
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    }
+    pthread_mutex_unlock(&init_lock);
+}
+
+size_t hl_trim(void)
+{
+    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+        return 0;
+    hl_thread_flush();
+    return decay_purge_all();
+}

@@ -1,0 +1,479 @@
+/* heaplab core: shared layouts, constants and cross-file prototypes.
+ *
+ * Map of the core (one file per job):
+ *   os.c         the OS contract (os.h)
+ *   registry.c   which 4 MiB chunk of the address space is which kind of segment
+ *   size_class.c small size classes and their span geometry
+ *   segment.c    small segments: 64 KiB pages handed to classes as spans
+ *   small.c      per-class central state: refill, flush, decay purge
+ *   tcache.c     per-thread caches, thread start/exit, the small slow paths
+ *   medium.c     boundary-tag arenas for ~32 KiB .. 1 MiB
+ *   large.c      direct mappings with a decaying cache, mremap growth
+ *   decay.c      the cheap clock check that drives purging from slow paths
+ *   stats.c      exact accounting snapshot
+ *   check.c      invariant walker
+ *   init.c       process start-up, fork handling, trim
+ *   fail.c       the failure handler
+ *   api.c        the hl_ functions
+ *   preload.c    standard names, only in libheaplab-preload.so
+ */
+#ifndef HEAPLAB_INTERNAL_H
+#define HEAPLAB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heaplab.h"
+#include "os.h"
+
+/* One debug level: 0 (release) or 1 (extra validation on every operation). */
+#ifndef HEAPLAB_DEBUG
+#define HEAPLAB_DEBUG 0
+#endif
+#if HEAPLAB_DEBUG != 0 && HEAPLAB_DEBUG != 1
+#error "HEAPLAB_DEBUG must be 0 or 1"
+#endif
+
+#define HL_INTERNAL __attribute__((visibility("hidden")))
+#define HL_NOINLINE __attribute__((noinline))
+#define HL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- geometry ---------------------------------------------------------- */
+
+/* Every segment is SEG_SIZE bytes mapped at a SEG_SIZE-aligned address, so
+ * masking a pointer finds its segment header. */
+#define SEG_SHIFT 22
+#define SEG_SIZE ((size_t)1 << SEG_SHIFT)
+#define SEG_MASK (SEG_SIZE - 1)
+
+/* Small segments are cut into 64 KiB pages; a span is 1, 2 or 4 pages
+ * aligned to its own size, holding blocks of one class. */
+#define PAGE_SHIFT 16
+#define PAGE_SIZE ((size_t)1 << PAGE_SHIFT)
+#define PAGES_PER_SEG (SEG_SIZE / PAGE_SIZE)
+#define SPAN_MAX_PAGES 4
+#define OS_PAGES_PER_PAGE (PAGE_SIZE / OS_PAGE)
+
+/* All returned pointers are 16-byte aligned; blocks are multiples of 16. */
+#define HL_ALIGN 16
+#define HL_ALIGN_SHIFT 4
+
+/* Routing thresholds. */
+/* Largest small size class. Above it the medium heap is exact to 16 bytes
+ * (a 32-byte tag per block) where small classes would round by up to 12.5%
+ * and leave span tails: the memory test's bytes are mostly above 8 KiB. */
+#define SMALL_MAX ((size_t)8192)
+#define MEDIUM_MAX ((size_t)1 << 20) /* requests above go to the large path */
+/* Alignments the small path can honour: a power-of-two class is aligned to
+ * its size within a span, and spans start on PAGE_SIZE boundaries. */
+#define SMALL_ALIGN_MAX ((size_t)4096)
+/* Large mappings keep their header at the segment start; the user pointer
+ * must stay inside the first chunk, which bounds the alignment. */
+#define LARGE_ALIGN_MAX (SEG_SIZE / 2)
+
+/* ---- size classes (size_class.c) --------------------------------------- */
+
+/* Classes 0..7 are 16..128 B in steps of 16; above 128 B there are 8 classes
+ * per doubling (spacing size/8), so rounding stays below 12.5%. */
+#define TINY_CLASSES 8
+#define CLASSES_PER_DOUBLING 8
+#define NCLASSES 56
+/* exact division of a span offset by a block size: idx = off * recip >> 40 */
+#define RECIP_SHIFT 40
+
+struct size_class {
+    uint32_t size;      /* block size, a multiple of 16 */
+    uint32_t capacity;  /* blocks per span */
+    uint64_t recip;     /* ceil(2^RECIP_SHIFT / size) */
+    uint64_t span_mask; /* span bytes - 1: a block's offset in its span is addr & span_mask */
+    uint8_t span_pages; /* pages per span: 1, 2 or 4 */
+    uint8_t span_shift; /* log2(span bytes) */
+};
+_Static_assert(sizeof(struct size_class) == 32, "size_class layout: one shift to index");
+
+/* filled once by size_class_init(), read-only afterwards */
+extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
+
+/* class of every small size, in 16-byte steps: size_to_class(s) is
+ * hl_class_of[(s + 15) / 16], one load and no branch on the size. Read
+ * before start-up too (all zeros then: class 0, whose empty bin sends the
+ * request to the slow path), hence relaxed atomics. */
+extern _Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
+
+/* The arithmetic definition the table is filled from. */
+static inline unsigned size_to_class_slow(size_t size)
+{
+    if (size <= 128)
+        return (unsigned)((size - (size != 0)) >> HL_ALIGN_SHIFT);
+    unsigned e = 63u - (unsigned)__builtin_clzl(size - 1);
+    unsigned m = (unsigned)((size - 1) >> (e - 3)); /* 8..15 */
+    return TINY_CLASSES + (e - 7) * CLASSES_PER_DOUBLING + (m - 8);
+}
+
+/* size <= SMALL_MAX */
+static inline unsigned size_to_class(size_t size)
+{
+    return atomic_load_explicit(&hl_class_of[(size + HL_ALIGN - 1) >> HL_ALIGN_SHIFT], memory_order_relaxed);
+}
+
+/* Smallest class whose blocks can be `align`-aligned and hold `size`, or
+ * NCLASSES when the small path cannot serve it. */
+unsigned class_for_aligned(size_t size, size_t align) HL_INTERNAL;
+void size_class_init(void) HL_INTERNAL;
+
+/* ---- registry (registry.c) --------------------------------------------- */
+
+enum seg_kind { KIND_NONE = 0, KIND_SMALL = 1, KIND_MEDIUM = 2, KIND_LARGE = 3 };
+/* addresses above this are never heaplab's */
+#define ADDRESS_BITS 47
+#define REGISTRY_ENTRIES ((size_t)1 << (ADDRESS_BITS - SEG_SHIFT))
+
+extern _Atomic uint8_t hl_registry[REGISTRY_ENTRIES] HL_INTERNAL;
+
+static inline enum seg_kind registry_kind(uintptr_t a)
+{
+    if (HL_UNLIKELY(a >> ADDRESS_BITS))
+        return KIND_NONE;
+    return (enum seg_kind)atomic_load_explicit(&hl_registry[a >> SEG_SHIFT], memory_order_relaxed);
+}
+void registry_set(void *seg, enum seg_kind kind) HL_INTERNAL;
+
+/* ---- small segments (segment.c) ---------------------------------------- */
+
+/* Per-span state; lives in the segment header at the span's first page.
+ * Invariants (under the class lock):
+ *   free_count == number of set bits in the span's bitmap (1 = free block)
+ *   capacity - free_count blocks are "out": in some thread cache or live
+ *   a set bit in `purged` means that OS page of the span was returned to the
+ *     OS (or never touched) and every block overlapping it is free
+ *   in_partial  <=> 0 < free_count   (span is on its class's partial list)
+ *   in_dirty    <=> free blocks may still cover unpurged whole OS pages */
+struct span {
+    struct span *next, *prev;   /* class partial list */
+    struct span *dnext, *dprev; /* class dirty list, oldest at the tail */
+    uint64_t dirty_since_ms;
+    uint64_t purged;            /* bit j: OS page j of the span */
+    uint32_t free_count;
+    uint32_t scan_word;         /* no set bitmap bit below this word */
+    uint8_t cls;
+    uint8_t in_partial;
+    uint8_t in_dirty;
+    uint8_t pages;
+};
+_Static_assert(sizeof(struct span) <= 64, "span fits one cache line");
+_Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a span");
+
+#define SMALL_SEG_MAGIC 0x68656170736d616cULL /* "heapsmal" */
+/* Bytes of bitmap and of slack array reserved per 64 KiB page: the smallest
+ * class (16 B) has PAGE_SIZE/16 blocks per page. */
+#define MAX_BLOCKS_PER_PAGE (PAGE_SIZE / HL_ALIGN)
+#define BITMAP_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE / 8)
+#define SLACK_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE * sizeof(uint16_t))
+/* Slack arrays of consecutive pages are one cache line further apart than
+ * their size: otherwise every span's first slots would share one L1 set
+ * (all at the same offset modulo 4 KiB) and evict each other. */
+#define CACHE_LINE 64
+#define SLACK_STRIDE (SLACK_BYTES_PER_PAGE + CACHE_LINE)
+
+/* A small segment: header, then the bitmaps, then the slack arrays (the
+ * request size of each live block, stored as block size - request + 1; 0
+ * means "not live", which catches double frees), then the pages. */
+struct small_seg {
+    uint64_t magic;
+    struct small_seg *next, *prev; /* pool list */
+    uint64_t free_pages;           /* bit p: page p is unassigned (and untouched) */
+    uint8_t page_class[PAGES_PER_SEG]; /* class + 1 of the span holding page p; 0: none */
+    /* a copy of the class's geometry for every page of a span, so free()
+     * reads it from the address alone, in parallel with page_class */
+    struct size_class page_geometry[PAGES_PER_SEG];
+    struct span spans[PAGES_PER_SEG];  /* valid at the first page of each span */
+};
+#define SMALL_BITMAP_OFFSET ((size_t)8192)
+#define SMALL_SLACK_OFFSET (SMALL_BITMAP_OFFSET + PAGES_PER_SEG * BITMAP_BYTES_PER_PAGE)
+#define SMALL_META_END (SMALL_SLACK_OFFSET + PAGES_PER_SEG * SLACK_STRIDE)
+#define SMALL_FIRST_PAGE ((SMALL_META_END + PAGE_SIZE - 1) / PAGE_SIZE)
+#define SMALL_META_BYTES (SMALL_FIRST_PAGE * PAGE_SIZE)
+_Static_assert(sizeof(struct small_seg) <= SMALL_BITMAP_OFFSET, "small segment header fits");
+_Static_assert(SMALL_SLACK_OFFSET % OS_PAGE == 0, "slack arrays purge by OS page");
+#define SMALL_USABLE_MASK (~(uint64_t)0 << SMALL_FIRST_PAGE)
+
+static inline struct small_seg *small_seg_of(uintptr_t a)
+{
+    return (struct small_seg *)(a & ~(uintptr_t)SEG_MASK);
+}
+static inline unsigned page_index(uintptr_t a)
+{
+    return (unsigned)((a & SEG_MASK) >> PAGE_SHIFT);
+}
+static inline uint64_t *span_bitmap(struct small_seg *seg, unsigned head)
+{
+    return (uint64_t *)((char *)seg + SMALL_BITMAP_OFFSET + head * BITMAP_BYTES_PER_PAGE);
+}
+static inline uint16_t *span_slack(struct small_seg *seg, unsigned head)
+{
+    return (uint16_t *)((char *)seg + SMALL_SLACK_OFFSET + head * SLACK_STRIDE);
+}
+static inline uintptr_t span_start(struct small_seg *seg, unsigned head)
+{
+    return (uintptr_t)seg + ((uintptr_t)head << PAGE_SHIFT);
+}
+static inline unsigned span_head_of(uintptr_t a, const struct size_class *c)
+{
+    return page_index(a & ~(uintptr_t)c->span_mask);
+}
+
+/* Takes a span of class `cls` (all pages untouched); NULL when out of memory. */
+struct span *segment_span_alloc(unsigned cls) HL_INTERNAL;
+/* Returns an all-free, fully purged span to its segment. */
+void segment_span_release(struct span *s) HL_INTERNAL;
+struct small_seg *segment_of_span(struct span *s) HL_INTERNAL;
+unsigned span_head_index(struct span *s) HL_INTERNAL;
+/* Unmaps empty segments (keeping `keep` of them); returns bytes unmapped. */
+size_t segment_release_empty(unsigned keep) HL_INTERNAL;
+
+/* Segment pool state, guarded by pool_lock. */
+struct segment_pool {
+    pthread_mutex_t lock;
+    struct small_seg *head;
+    size_t segments;
+    size_t free_page_count;
+};
+extern struct segment_pool hl_pool HL_INTERNAL;
+
+/* ---- small classes, central state (small.c) ---------------------------- */
+
+/* Class locks are striped: class c uses hl_class_locks[c % CLASS_LOCKS].
+ * No path ever holds two of them, and fork and stats can take them all
+ * (ThreadSanitizer tracks at most 64 held locks). */
+#define CLASS_LOCKS 16
+extern pthread_mutex_t hl_class_locks[CLASS_LOCKS] HL_INTERNAL;
+static inline pthread_mutex_t *class_lock(unsigned cls)
+{
+    return &hl_class_locks[cls % CLASS_LOCKS];
+}
+
+/* Per-class shared state, guarded by class_lock(class).
+ * Invariants:
+ *   span_bytes == spans * span size of the class
+ *   out_bytes  == (blocks neither free in a bitmap nor in xfer) * size
+ *                 (thread caches + live)
+ *   purged_bytes == OS_PAGE * total set bits in the spans' purged masks
+ *   page_free bytes of the class == span_bytes - out_bytes - purged_bytes */
+/* Batches of free blocks kept as lists between a flush and a refill, so a
+ * program that frees and reallocates more than a cache holds moves whole
+ * lists under the lock instead of bitmap bits. */
+#define TRANSFER_SLOTS 64
+/* ... and at most this many bytes of them per class */
+#define TRANSFER_BYTES ((size_t)1 << 20)
+/* flushes smaller than this go straight to the bitmaps */
+#define TRANSFER_MIN_BLOCKS 4
+
+struct class_central {
+    struct span *partial;   /* spans with free blocks */
+    struct tnode *xfer[TRANSFER_SLOTS]; /* free blocks not in any bitmap */
+    uint32_t xfer_n[TRANSFER_SLOTS];
+    const void *xfer_owner[TRANSFER_SLOTS]; /* the flushing thread: a refill prefers its own batches (warm in its cache) */
+    uint32_t xfer_count;
+    size_t xfer_bytes;
+    uint64_t xfer_since_ms; /* last batch stored */
+    struct span *dirty;     /* newest first */
+    struct span *dirty_tail;
+    size_t spans;
+    size_t span_bytes;
+    size_t out_bytes;
+    size_t purged_bytes;
+};
+extern struct class_central hl_central[NCLASSES] HL_INTERNAL;
+/* bit c set: class c may have dirty spans (a hint for the decay tick) */
+extern _Atomic uint64_t hl_dirty_classes[2] HL_INTERNAL;
+/* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
+extern _Atomic uint64_t hl_clock_ms HL_INTERNAL;
+
+/* A free block on a thread cache list. It also carries its own slack slot,
+ * found when it was freed or refilled, so malloc does not recompute it. */
+struct tnode {
+    struct tnode *next;
+    _Atomic uint16_t *slack;
+};
+_Static_assert(sizeof(struct tnode) <= HL_ALIGN, "a node fits the smallest block");
+
+/* Pops up to `want` free blocks of class `cls` into a NULL-terminated list;
+ * returns how many (0 on out of memory). Takes the class lock. */
+unsigned central_refill(unsigned cls, unsigned want, struct tnode **out) HL_INTERNAL;
+/* Returns `n` blocks of class `cls` (a NULL-terminated list) to their spans. */
+void central_flush(unsigned cls, struct tnode *list, unsigned n) HL_INTERNAL;
+/* Purges spans of `cls` dirty for longer than `age_ms` (0: all), oldest
+ * first, until *excess bytes went back (no limit when excess is NULL;
+ * *excess is decreased by what was purged); trylock when `try`. Returns
+ * bytes purged. */
+size_t central_purge(unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
+
+/* ---- thread caches (tcache.c) ------------------------------------------ */
+
+/* One bin per class. Invariant: `count` nodes on `head`, count <= limit;
+ * limit == 0 while caches are off or the thread is not (or no longer) set up,
+ * which sends every operation to the slow path. */
+struct tbin {
+    struct tnode *head;
+    _Atomic uint32_t count;
+    uint32_t limit;
+};
+_Static_assert(sizeof(struct tbin) == 16, "tbin layout");
+
+enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };
+
+/* Per-thread cache, in initial-exec TLS. Only the owner writes; counters are
+ * atomics (relaxed, plain moves on x86) so stats can read them from others. */
+struct tcache {
+    struct tbin bins[NCLASSES];
+    _Atomic size_t small_requested; /* requests malloc'd - freed by this thread, mod 2^64 */
+    _Atomic size_t allocs;          /* small allocations (frees are derived in stats.c) */
+    size_t peak_reported;           /* part of small_requested already in hl_live_approx */
+    uint32_t slow_events;
+    uint8_t state;
+    uint8_t arena;
+    struct tcache *next, *prev;     /* thread list, under hl_threads.lock */
+};
+
+extern __thread struct tcache hl_tc __attribute__((tls_model("initial-exec"))) HL_INTERNAL;
+
+struct thread_list {
+    pthread_mutex_t lock;
+    struct tcache *head;
+    /* counters of threads that exited (or ran without a cache) */
+    _Atomic size_t small_requested, allocs;
+};
+extern struct thread_list hl_threads HL_INTERNAL;
+extern _Atomic int hl_tcache_on HL_INTERNAL;
+
+void *small_malloc_slow(size_t size, unsigned cls) HL_INTERNAL;
+void small_free_slow(void *p, unsigned cls, size_t request) HL_INTERNAL;
+void tcache_flush_all(struct tcache *tc) HL_INTERNAL;
+void tcache_create_key(void) HL_INTERNAL;
+/* brings the calling thread's cache in line with hl_tcache_on now */
+void tcache_apply_mode(void) HL_INTERNAL;
+
+/* ---- medium arenas (medium.c) ------------------------------------------ */
+
+#define MEDIUM_ARENAS 4
+void *medium_malloc(size_t size) HL_INTERNAL;
+void medium_free(void *p) HL_INTERNAL;
+size_t medium_usable(void *p) HL_INTERNAL;
+/* Validates p as a live medium block; aborts otherwise. */
+void medium_validate(void *p) HL_INTERNAL;
+/* Resizes in place when possible; returns 0 on success. */
+int medium_resize_inplace(void *p, size_t size) HL_INTERNAL;
+/* as central_purge, for the free blocks of every arena */
+size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
+void medium_lock_all(void) HL_INTERNAL;
+void medium_unlock_all(void) HL_INTERNAL;
+void medium_stats(hl_stats_t *s) HL_INTERNAL;
+int medium_check(void) HL_INTERNAL;
+
+/* ---- large mappings (large.c) ------------------------------------------ */
+
+/* zero: the block must read as zeros (calloc) */
+void *large_malloc(size_t size, size_t align, bool zero) HL_INTERNAL;
+void large_free(void *p) HL_INTERNAL;
+size_t large_usable(void *p) HL_INTERNAL;
+void large_validate(void *p) HL_INTERNAL;
+/* Realloc of a large block to a size that stays large; NULL on failure
+ * (the block is then untouched). */
+void *large_realloc(void *p, size_t size) HL_INTERNAL;
+size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) HL_INTERNAL;
+void large_lock(void) HL_INTERNAL;
+void large_unlock(void) HL_INTERNAL;
+void large_stats(hl_stats_t *s) HL_INTERNAL;
+int large_check(void) HL_INTERNAL;
+
+/* ---- decay (decay.c) --------------------------------------------------- */
+
+/* Free small pages and medium blocks go back to the OS after DECAY_MS while
+ * more than RETAIN_BYTES of free memory is resident; below that budget only
+ * after LONG_DECAY_MS, so a program that frees and soon reallocates a working
+ * set (tmalloc-st-random) does not fault it all back in every round. */
+#define DECAY_MS 2
+#define LONG_DECAY_MS 1000
+#define RETAIN_BYTES ((size_t)64 << 20)
+/* Cached large mappings are unmapped after this long. */
+#define LARGE_DECAY_MS 500
+/* The clock is read once per this many slow-path events of a thread. */
+#define DECAY_EVENTS 16
+
+/* Called from slow paths; every DECAY_EVENTS calls reads the clock and, at
+ * most once per DECAY_MS process-wide, purges what is old enough. */
+void decay_tick(uint32_t *events) HL_INTERNAL;
+/* Purges everything free now (hl_trim); returns bytes released. */
+size_t decay_purge_all(void) HL_INTERNAL;
+
+/* ---- global counters (stats.c) ----------------------------------------- */
+
+struct os_counters {
+    _Atomic size_t map_count, unmap_count, purge_count;
+    _Atomic size_t free_resident; /* page_free + medium_free, for the decay budget */
+    _Atomic size_t live_approx; /* sampled live bytes, for peak_live */
+    _Atomic size_t peak_live;
+};
+extern struct os_counters hl_os HL_INTERNAL;
+void stats_note_live(intptr_t delta) HL_INTERNAL;
+void stats_note_free_resident(size_t before, size_t after) HL_INTERNAL;
+
+/* ---- start-up, fork, locks (init.c) ------------------------------------ */
+
+extern _Atomic int hl_initialized HL_INTERNAL;
+void hl_init_slow(void) HL_INTERNAL;
+static inline void hl_ensure_init(void)
+{
+    if (HL_UNLIKELY(!atomic_load_explicit(&hl_initialized, memory_order_acquire)))
+        hl_init_slow();
+}
+/* Takes every class lock (stripe), the pool, the arenas and the large lock, in that
+ * order (the one lock order of the core). */
+void hl_lock_all(void) HL_INTERNAL;
+void hl_unlock_all(void) HL_INTERNAL;
+
+/* ---- failure (fail.c) -------------------------------------------------- */
+
+/* Writes "heaplab: <what> <pointer>" with write(2) and aborts; no allocation. */
+_Noreturn void hl_fail_pointer(const char *what, const void *p) HL_INTERNAL;
+_Noreturn void hl_fail(const char *msg) HL_INTERNAL;
+/* Writes one line for hl_check: "heaplab check: <msg> <value>". */
+void hl_report(const char *msg, uintptr_t value) HL_INTERNAL;
+
+#define HL_INVALID_FREE "free(): invalid pointer"
+
+/* ---- validators (check.c), run on every operation when HEAPLAB_DEBUG ---- */
+
+/* 1 when the span's bitmap, free count and purged mask agree (class lock held) */
+int span_is_valid(struct span *s) HL_INTERNAL;
+/* aborts with `what` when `ok` is 0: the debug-level assertion */
+static inline void hl_assert(int ok, const char *what)
+{
+    if (HL_UNLIKELY(!ok))
+        hl_fail(what);
+}
+
+
+/* ---- small block helpers shared by api.c and tcache.c ------------------ */
+
+/* The slack slot of the block at `a` (class c): block size - request + 1
+ * while the block is live, 0 otherwise. */
+static inline _Atomic uint16_t *small_slack_slot(uintptr_t a, const struct size_class *c)
+{
+    size_t off = a & c->span_mask;
+    size_t idx = (off * c->recip) >> RECIP_SHIFT;
+    unsigned head = page_index(a & ~(uintptr_t)c->span_mask);
+    char *slots = (char *)(a & ~(uintptr_t)SEG_MASK) + SMALL_SLACK_OFFSET + head * SLACK_STRIDE;
+    return (_Atomic uint16_t *)slots + idx;
+}
+
+static inline void small_mark_live(uintptr_t a, const struct size_class *c, size_t request)
+{
+    atomic_store_explicit(small_slack_slot(a, c), (uint16_t)(c->size - request + 1), memory_order_relaxed);
+}
+
+#endif

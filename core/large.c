@@ -1,0 +1,368 @@
+/* heaplab core: large blocks (above MEDIUM_MAX, or over-aligned).
+ *
+ * Each block is its own mapping at a 4 MiB boundary, header first. A freed
+ * mapping is kept in a small cache (bounded in entries and bytes) and reused
+ * by a later request it fits without being more than twice too big; cached
+ * mappings older than LARGE_DECAY_MS are unmapped. A growing realloc first
+ * tries mremap in place, then moves the pages (no copy) to a new aligned
+ * address. One lock; every operation here costs a syscall or a page fault
+ * far more than the lock. */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define LARGE_MAGIC 0x686561706c617267ULL /* "heaplarg" */
+#define LARGE_CACHE_ENTRIES 16
+#define LARGE_CACHE_BYTES ((size_t)128 << 20)
+/* a cached mapping serves a request when it is at most this many times the need */
+#define LARGE_REUSE_FACTOR 2
+
+enum large_state { LARGE_LIVE = 1, LARGE_CACHED = 2 };
+
+/* At the start of every large mapping. Invariants: check == LARGE_MAGIC ^
+ * address; the user pointer is base + offset, inside the first 4 MiB;
+ * offset + request <= map_size. */
+struct large_hdr {
+    uintptr_t check;
+    size_t map_size; /* bytes mapped, a multiple of OS_PAGE */
+    size_t offset;   /* user pointer - base: >= header, a multiple of the alignment */
+    size_t request;
+    struct large_hdr *next, *prev; /* live list, or cache list (newest first) */
+    uint64_t since_ms;             /* cached: when freed */
+    uint32_t state;
+};
+#define LARGE_HDR_BYTES ((size_t)64)
+_Static_assert(sizeof(struct large_hdr) <= LARGE_HDR_BYTES, "large header fits");
+
+/* Counters (under lock): live_map == sum of map_size over live blocks,
+ * live_offset == sum of offsets, live_request == sum of requests,
+ * cache_bytes == sum of map_size over cached mappings. */
+static struct {
+    pthread_mutex_t lock;
+    struct large_hdr *live, *cache;
+    size_t live_count, live_map, live_offset, live_request;
+    size_t cache_count, cache_bytes;
+    size_t allocs, frees;
+} L = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void list_push(struct large_hdr **head, struct large_hdr *h)
+{
+    h->prev = NULL;
+    h->next = *head;
+    if (*head)
+        (*head)->prev = h;
+    *head = h;
+}
+
+static void list_remove(struct large_hdr **head, struct large_hdr *h)
+{
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        *head = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+}
+
+static void unmap_mapping(struct large_hdr *h)
+{
+    registry_set(h, KIND_NONE);
+    os_unmap(h, h->map_size);
+    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+}
+
+static struct large_hdr *cache_take(size_t need)
+{
+    struct large_hdr *best = NULL;
+    for (struct large_hdr *h = L.cache; h; h = h->next)
+        if (h->map_size >= need && h->map_size / LARGE_REUSE_FACTOR <= need && (!best || h->map_size < best->map_size))
+            best = h;
+    if (best) {
+        list_remove(&L.cache, best);
+        L.cache_count--;
+        L.cache_bytes -= best->map_size;
+    }
+    return best;
+}
+
+/* the largest cached mapping smaller than `need` (removed from the cache) */
+static struct large_hdr *cache_take_smaller(size_t need)
+{
+    struct large_hdr *best = NULL;
+    for (struct large_hdr *h = L.cache; h; h = h->next)
+        if (h->map_size < need && (!best || h->map_size > best->map_size))
+            best = h;
+    if (best) {
+        list_remove(&L.cache, best);
+        L.cache_count--;
+        L.cache_bytes -= best->map_size;
+    }
+    return best;
+}
+
+/* Grows the mapping at h to `need` bytes, in place or by moving its pages
+ * (no copy) to a new aligned address. Returns the new header or NULL (h is
+ * then still mapped, unchanged). Registry entries follow the move. */
+static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
+{
+    size_t old = h->map_size;
+    if (os_remap_inplace(h, old, need) == 0) {
+        h->map_size = need;
+        return h;
+    }
+    void *dst = os_map_aligned(need, SEG_SIZE, "heaplab-large");
+    if (!dst)
+        return NULL;
+    if (os_remap_to(h, old, need, dst) != 0) {
+        os_unmap(dst, need);
+        return NULL;
+    }
+    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+    registry_set(h, KIND_NONE);
+    struct large_hdr *moved = dst;
+    moved->map_size = need;
+    registry_set(moved, KIND_LARGE);
+    return moved;
+}
+
+static void live_insert(struct large_hdr *h, size_t offset, size_t request)
+{
+    h->check = LARGE_MAGIC ^ (uintptr_t)h;
+    h->offset = offset;
+    h->request = request;
+    h->state = LARGE_LIVE;
+    list_push(&L.live, h);
+    L.live_count++;
+    L.live_map += h->map_size;
+    L.live_offset += offset;
+    L.live_request += request;
+}
+
+static void live_remove(struct large_hdr *h)
+{
+    list_remove(&L.live, h);
+    L.live_count--;
+    L.live_map -= h->map_size;
+    L.live_offset -= h->offset;
+    L.live_request -= h->request;
+}
+
+void *large_malloc(size_t size, size_t align, bool zero)
+{
+    size_t offset = align > LARGE_HDR_BYTES ? align : LARGE_HDR_BYTES;
+    if (size > PTRDIFF_MAX - offset - OS_PAGE) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    pthread_mutex_lock(&L.lock);
+    struct large_hdr *h = cache_take(need);
+    struct large_hdr *smaller = h ? NULL : cache_take_smaller(need);
+    pthread_mutex_unlock(&L.lock);
+    bool fresh = false;
+    if (smaller) {
+        /* its resident pages are reused; only the growth is new */
+        h = grow_mapping(smaller, need);
+        if (!h)
+            unmap_mapping(smaller);
+    }
+    if (!h) {
+        h = os_map_aligned(need, SEG_SIZE, "heaplab-large");
+        if (!h) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+        h->map_size = need;
+        registry_set(h, KIND_LARGE);
+        fresh = true;
+    }
+    pthread_mutex_lock(&L.lock);
+    live_insert(h, offset, size);
+    L.allocs++;
+    pthread_mutex_unlock(&L.lock);
+    void *p = (char *)h + offset;
+    if (zero && !fresh)
+        memset(p, 0, size);
+    stats_note_live((intptr_t)size);
+    decay_tick(&hl_tc.slow_events);
+    return p;
+}
+
+static struct large_hdr *header_of(void *p)
+{
+    return (struct large_hdr *)((uintptr_t)p & ~(uintptr_t)SEG_MASK);
+}
+
+void large_validate(void *p)
+{
+    struct large_hdr *h = header_of(p);
+    if ((uintptr_t)p & (HL_ALIGN - 1) || ((uintptr_t)p & SEG_MASK) < LARGE_HDR_BYTES || h->check != (LARGE_MAGIC ^ (uintptr_t)h) ||
+        h->state != LARGE_LIVE || (char *)h + h->offset != (char *)p)
+        hl_fail_pointer(HL_INVALID_FREE, p);
+}
+
+size_t large_usable(void *p)
+{
+    large_validate(p);
+    struct large_hdr *h = header_of(p);
+    return h->map_size - h->offset;
+}
+
+void large_free(void *p)
+{
+    large_validate(p);
+    struct large_hdr *h = header_of(p);
+    struct large_hdr *evict = NULL;
+    uint64_t now = os_now_ms();
+    pthread_mutex_lock(&L.lock);
+    size_t request = h->request;
+    live_remove(h);
+    L.frees++;
+    h->state = LARGE_CACHED;
+    h->since_ms = now;
+    if (h->map_size > LARGE_CACHE_BYTES) {
+        evict = h;
+    } else {
+        list_push(&L.cache, h);
+        L.cache_count++;
+        L.cache_bytes += h->map_size;
+        /* over the bounds: the oldest entry goes (one per free keeps it bounded) */
+        if (L.cache_count > LARGE_CACHE_ENTRIES || L.cache_bytes > LARGE_CACHE_BYTES) {
+            struct large_hdr *old = L.cache;
+            while (old->next)
+                old = old->next;
+            list_remove(&L.cache, old);
+            L.cache_count--;
+            L.cache_bytes -= old->map_size;
+            evict = old;
+        }
+    }
+    pthread_mutex_unlock(&L.lock);
+    if (evict)
+        unmap_mapping(evict);
+    stats_note_live(-(intptr_t)request);
+    decay_tick(&hl_tc.slow_events);
+}
+
+void *large_realloc(void *p, size_t size)
+{
+    struct large_hdr *h = header_of(p);
+    size_t offset = h->offset;
+    if (size > PTRDIFF_MAX - offset - OS_PAGE)
+        return NULL;
+    size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    size_t old_request = h->request;
+    pthread_mutex_lock(&L.lock);
+    live_remove(h);
+    pthread_mutex_unlock(&L.lock);
+    struct large_hdr *result = h;
+    size_t old_map = h->map_size;
+    if (need <= old_map) {
+        /* shrink in place when at least half would be spare */
+        if (need <= old_map / 2 && os_remap_inplace(h, old_map, need) == 0)
+            h->map_size = need;
+    } else {
+        result = grow_mapping(h, need);
+    }
+    pthread_mutex_lock(&L.lock);
+    if (result)
+        live_insert(result, offset, size);
+    else
+        live_insert(h, offset, old_request);
+    pthread_mutex_unlock(&L.lock);
+    if (!result)
+        return NULL;
+    stats_note_live((intptr_t)(size - old_request));
+    return (char *)result + offset;
+}
+
+size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
+{
+    struct large_hdr *victims = NULL;
+    size_t released = 0;
+    if (try) {
+        if (pthread_mutex_trylock(&L.lock) != 0)
+            return 0;
+    } else {
+        pthread_mutex_lock(&L.lock);
+    }
+    struct large_hdr *h = L.cache;
+    while (h) {
+        struct large_hdr *next = h->next;
+        if (age_ms == 0 || now_ms - h->since_ms >= age_ms) {
+            list_remove(&L.cache, h);
+            L.cache_count--;
+            L.cache_bytes -= h->map_size;
+            h->next = victims;
+            victims = h;
+        }
+        h = next;
+    }
+    pthread_mutex_unlock(&L.lock);
+    while (victims) {
+        struct large_hdr *next = victims->next;
+        released += victims->map_size;
+        unmap_mapping(victims);
+        victims = next;
+    }
+    return released;
+}
+
+void large_lock(void)
+{
+    pthread_mutex_lock(&L.lock);
+}
+
+void large_unlock(void)
+{
+    pthread_mutex_unlock(&L.lock);
+}
+
+void large_stats(hl_stats_t *s)
+{
+    s->mapped += L.live_map + L.cache_bytes;
+    s->live += L.live_request;
+    s->metadata += L.live_offset;
+    s->rounding += L.live_map - L.live_offset - L.live_request;
+    s->large_cache += L.cache_bytes;
+    s->alloc_count += L.allocs;
+    s->free_count += L.frees;
+}
+
+int large_check(void)
+{
+    int bad = 0;
+    size_t n = 0, map = 0, off = 0, req = 0;
+    for (struct large_hdr *h = L.live; h; h = h->next) {
+        n++;
+        map += h->map_size;
+        off += h->offset;
+        req += h->request;
+        if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || h->offset + h->request > h->map_size ||
+            registry_kind((uintptr_t)h) != KIND_LARGE) {
+            hl_report("large block header or registry entry broken", (uintptr_t)h);
+            bad++;
+        }
+    }
+    if (n != L.live_count || map != L.live_map || off != L.live_offset || req != L.live_request) {
+        hl_report("large live counters disagree with the live list", n);
+        bad++;
+    }
+    size_t cn = 0, cb = 0;
+    for (struct large_hdr *h = L.cache; h; h = h->next) {
+        cn++;
+        cb += h->map_size;
+        if (h->state != LARGE_CACHED || registry_kind((uintptr_t)h) != KIND_LARGE) {
+            hl_report("cached large mapping in a wrong state", (uintptr_t)h);
+            bad++;
+        }
+    }
+    if (cn != L.cache_count || cb != L.cache_bytes || cn > LARGE_CACHE_ENTRIES) {
+        hl_report("large cache counters disagree with the cache list", cn);
+        bad++;
+    }
+    return bad;
+}

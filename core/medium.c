@@ -1,0 +1,688 @@
+/* heaplab core: the medium heap (~32 KiB .. 1 MiB).
+ *
+ * Boundary tags in 4 MiB segments: every block starts with a tag holding its
+ * size and the size of the block below it, so both neighbours are found in
+ * constant time and a freed block merges with free neighbours at once (no two
+ * free blocks are ever adjacent). Free blocks sit in segregated bins (4 per
+ * doubling) with a bitmap of non-empty bins. Several arenas, each under its own
+ * lock; a thread tries its own arena first, then the others with trylock.
+ * Free blocks older than DECAY_MS give their whole interior OS pages back. */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MEDIUM_SEG_MAGIC 0x686561706d656469ULL /* "heapmedi" */
+#define MEDIUM_TAG_MAGIC 0x6d656469756d7467ULL
+#define MB_USED ((size_t)1)
+
+/* The boundary tag at the start of every block. The user pointer follows it.
+ * Invariants: size (without MB_USED) is a multiple of 16; prev_size equals
+ * the size of the block just below (0 for the first block of a segment);
+ * check == MEDIUM_TAG_MAGIC ^ address of the tag. */
+struct mblock {
+    size_t prev_size;
+    size_t size_flags;
+    size_t request; /* live: bytes asked for; free: 0 */
+    uintptr_t check;
+};
+#define TAG_BYTES sizeof(struct mblock)
+_Static_assert(TAG_BYTES % HL_ALIGN == 0, "user data stays 16-byte aligned");
+
+/* A free block: tag, then its list links (kept in its first bytes, which are
+ * never purged). */
+struct mfree {
+    struct mblock tag;
+    struct mfree *next, *prev;   /* bin list */
+    struct mfree *dnext, *dprev; /* dirty list, newest first */
+    uint64_t since_ms;
+    uint32_t bin;
+    uint32_t in_dirty;
+};
+#define MIN_FREE_BYTES ((sizeof(struct mfree) + HL_ALIGN - 1) & ~(HL_ALIGN - 1))
+/* Splitting leaves a free remainder only when it is at least this big. */
+#define MIN_SPLIT_BYTES ((size_t)256)
+_Static_assert(MIN_SPLIT_BYTES >= MIN_FREE_BYTES, "a split remainder holds its links");
+
+#define SEG_OS_PAGES (SEG_SIZE / OS_PAGE)
+/* Segment header. purged: bit j set means OS page j was returned to the OS
+ * (or never touched); such a page lies wholly inside one free block, past
+ * its first MIN_FREE_BYTES. */
+struct medium_seg {
+    uint64_t magic;
+    unsigned arena;
+    struct medium_seg *next, *prev;
+    uint64_t purged[SEG_OS_PAGES / 64];
+};
+#define HEAP_START ((sizeof(struct medium_seg) + 63) & ~(size_t)63)
+#define HEAP_END (SEG_SIZE - TAG_BYTES) /* the sentinel tag sits here */
+#define HEAP_BYTES (HEAP_END - HEAP_START)
+
+/* Bins: 4 per doubling from 32 B up to the whole segment. */
+#define BIN_SUB_BITS 2
+#define NBINS 72
+_Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
+
+/* Arena counters (under the arena lock):
+ *   free_bytes   == sum of the sizes of free blocks
+ *   purged_bytes == OS_PAGE * set purged bits over the arena's segments
+ *   used_bytes   == sum of the sizes of live blocks (tags included)
+ *   live_request == sum of their requests */
+struct arena {
+    pthread_mutex_t lock;
+    struct mfree *bins[NBINS];
+    uint64_t nonempty[(NBINS + 63) / 64];
+    struct mfree *dirty, *dirty_tail;
+    struct medium_seg *segs;
+    size_t segments, free_bytes, purged_bytes, used_bytes, used_count, live_request;
+    size_t allocs, frees;
+    char pad[64];
+};
+
+static size_t free_resident(const struct arena *ar)
+{
+    return ar->free_bytes - ar->purged_bytes;
+}
+
+static struct arena arenas[MEDIUM_ARENAS] = {
+    [0 ... MEDIUM_ARENAS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER},
+};
+
+static size_t block_size(const struct mblock *b)
+{
+    return b->size_flags & ~MB_USED;
+}
+static bool block_used(const struct mblock *b)
+{
+    return b->size_flags & MB_USED;
+}
+static struct mblock *block_after(struct mblock *b)
+{
+    return (struct mblock *)((char *)b + block_size(b));
+}
+/* The boundary tags around block b agree: its size matches the next tag's
+ * prev_size, the previous tag's size matches its prev_size, and a free
+ * block has no free neighbour. */
+static int block_is_valid(const struct mblock *b)
+{
+    const struct mblock *next = (const struct mblock *)((const char *)b + block_size(b));
+    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || next->prev_size != block_size(b))
+        return 0;
+    if (b->prev_size) {
+        const struct mblock *prev = (const struct mblock *)((const char *)b - b->prev_size);
+        if (block_size(prev) != b->prev_size || (!block_used(b) && !block_used(prev)))
+            return 0;
+    }
+    return block_used(b) || block_used(next);
+}
+
+static struct medium_seg *medium_seg_of(const void *p)
+{
+    return (struct medium_seg *)((uintptr_t)p & ~(uintptr_t)SEG_MASK);
+}
+static unsigned bin_of(size_t size)
+{
+    unsigned e = 63u - (unsigned)__builtin_clzl(size);
+    unsigned m = (unsigned)(size >> (e - BIN_SUB_BITS)) & 3u;
+    return (e - 5) * 4 + m;
+}
+
+/* ---- bins and dirty list ---------------------------------------------- */
+
+static void bin_insert(struct arena *ar, struct mfree *f)
+{
+    unsigned b = bin_of(block_size(&f->tag));
+    f->bin = b;
+    f->prev = NULL;
+    f->next = ar->bins[b];
+    if (f->next)
+        f->next->prev = f;
+    ar->bins[b] = f;
+    ar->nonempty[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
+static void bin_remove(struct arena *ar, struct mfree *f)
+{
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        ar->bins[f->bin] = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    if (!ar->bins[f->bin])
+        ar->nonempty[f->bin / 64] &= ~((uint64_t)1 << (f->bin % 64));
+}
+
+static void dirty_push(struct arena *ar, struct mfree *f, uint64_t now)
+{
+    f->since_ms = now;
+    f->in_dirty = 1;
+    f->dprev = NULL;
+    f->dnext = ar->dirty;
+    if (ar->dirty)
+        ar->dirty->dprev = f;
+    else
+        ar->dirty_tail = f;
+    ar->dirty = f;
+}
+
+static void dirty_remove(struct arena *ar, struct mfree *f)
+{
+    if (!f->in_dirty)
+        return;
+    if (f->dprev)
+        f->dprev->dnext = f->dnext;
+    else
+        ar->dirty = f->dnext;
+    if (f->dnext)
+        f->dnext->dprev = f->dprev;
+    else
+        ar->dirty_tail = f->dprev;
+    f->in_dirty = 0;
+}
+
+static void free_list_remove(struct arena *ar, struct mfree *f)
+{
+    bin_remove(ar, f);
+    dirty_remove(ar, f);
+}
+
+/* ---- purged-page bookkeeping ------------------------------------------ */
+
+/* [start, end) is being written or handed out: its OS pages are resident. */
+static void touch_range(struct arena *ar, struct medium_seg *seg, uintptr_t start, uintptr_t end)
+{
+    size_t first = (start & SEG_MASK) >> OS_PAGE_SHIFT;
+    size_t last = ((end - 1) & SEG_MASK) >> OS_PAGE_SHIFT;
+    for (size_t j = first; j <= last; j++) {
+        uint64_t bit = (uint64_t)1 << (j % 64);
+        if (seg->purged[j / 64] & bit) {
+            seg->purged[j / 64] &= ~bit;
+            ar->purged_bytes -= OS_PAGE;
+        }
+    }
+}
+
+/* Marks (and, unless fresh, madvises) the whole OS pages inside free block f
+ * past its links. Returns bytes newly purged. */
+static size_t purge_block(struct arena *ar, struct mfree *f, bool fresh)
+{
+    struct medium_seg *seg = medium_seg_of(f);
+    uintptr_t lo = ((uintptr_t)f + MIN_FREE_BYTES + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)f + block_size(&f->tag)) & ~(uintptr_t)(OS_PAGE - 1);
+    size_t bytes = 0;
+    uintptr_t run = 0;
+    for (uintptr_t a = lo; a < hi; a += OS_PAGE) {
+        size_t j = (a & SEG_MASK) >> OS_PAGE_SHIFT;
+        uint64_t bit = (uint64_t)1 << (j % 64);
+        bool already = seg->purged[j / 64] & bit;
+        if (!already) {
+            seg->purged[j / 64] |= bit;
+            bytes += OS_PAGE;
+            if (!run)
+                run = a;
+        }
+        if ((already || a + OS_PAGE >= hi) && run) {
+            uintptr_t end = already ? a : a + OS_PAGE;
+            if (!fresh && os_purge((void *)run, end - run) == 0)
+                atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
+            run = 0;
+        }
+    }
+    ar->purged_bytes += bytes;
+    return bytes;
+}
+
+/* ---- segments ------------------------------------------------------------ */
+
+static void write_tag(struct mblock *b, size_t prev_size, size_t size_flags, size_t request)
+{
+    b->prev_size = prev_size;
+    b->size_flags = size_flags;
+    b->request = request;
+    b->check = MEDIUM_TAG_MAGIC ^ (uintptr_t)b;
+}
+
+static struct mfree *segment_new(struct arena *ar, unsigned index)
+{
+    struct medium_seg *seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-medium");
+    if (!seg)
+        return NULL;
+    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    seg->magic = MEDIUM_SEG_MAGIC;
+    seg->arena = index;
+    seg->prev = NULL;
+    seg->next = ar->segs;
+    if (ar->segs)
+        ar->segs->prev = seg;
+    ar->segs = seg;
+    ar->segments++;
+    struct mfree *f = (struct mfree *)((char *)seg + HEAP_START);
+    write_tag(&f->tag, 0, HEAP_BYTES, 0);
+    write_tag((struct mblock *)((char *)seg + HEAP_END), HEAP_BYTES, TAG_BYTES | MB_USED, 0);
+    f->in_dirty = 0;
+    ar->free_bytes += HEAP_BYTES;
+    bin_insert(ar, f);
+    purge_block(ar, f, true);
+    registry_set(seg, KIND_MEDIUM);
+    return f;
+}
+
+static void segment_unmap(struct arena *ar, struct medium_seg *seg)
+{
+    struct mfree *f = (struct mfree *)((char *)seg + HEAP_START);
+    free_list_remove(ar, f);
+    for (size_t w = 0; w < SEG_OS_PAGES / 64; w++)
+        ar->purged_bytes -= (size_t)__builtin_popcountll(seg->purged[w]) * OS_PAGE;
+    ar->free_bytes -= HEAP_BYTES;
+    if (seg->prev)
+        seg->prev->next = seg->next;
+    else
+        ar->segs = seg->next;
+    if (seg->next)
+        seg->next->prev = seg->prev;
+    ar->segments--;
+    registry_set(seg, KIND_NONE);
+    os_unmap(seg, SEG_SIZE);
+    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+}
+
+/* ---- allocation ---------------------------------------------------------- */
+
+#define BIN_SCAN_LIMIT 8
+
+static struct mfree *find_fit(struct arena *ar, size_t need)
+{
+    unsigned b = bin_of(need);
+    unsigned tries = 0;
+    for (struct mfree *f = ar->bins[b]; f && tries < BIN_SCAN_LIMIT; f = f->next, tries++)
+        if (block_size(&f->tag) >= need)
+            return f;
+    /* any block of a higher bin is big enough */
+    for (unsigned i = b + 1; i < NBINS;) {
+        uint64_t w = ar->nonempty[i / 64] >> (i % 64);
+        if (w)
+            return ar->bins[i + (unsigned)__builtin_ctzll(w)];
+        i = (i / 64 + 1) * 64;
+    }
+    return NULL;
+}
+
+/* Takes `need` bytes from the front of free block f (removed from lists). */
+static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size_t request)
+{
+    struct medium_seg *seg = medium_seg_of(f);
+    size_t size = block_size(&f->tag);
+    bool was_dirty = f->in_dirty;
+    uint64_t since = f->since_ms;
+    free_list_remove(ar, f);
+    if (size - need >= MIN_SPLIT_BYTES) {
+        struct mfree *rem = (struct mfree *)((char *)f + need);
+        touch_range(ar, seg, (uintptr_t)rem, (uintptr_t)rem + MIN_FREE_BYTES);
+        write_tag(&rem->tag, need, size - need, 0);
+        block_after(&rem->tag)->prev_size = size - need;
+        rem->in_dirty = 0;
+        bin_insert(ar, rem);
+        if (was_dirty)
+            dirty_push(ar, rem, since);
+        size = need;
+    }
+    struct mblock *b = &f->tag;
+    touch_range(ar, seg, (uintptr_t)b, (uintptr_t)b + size);
+    b->size_flags = size | MB_USED;
+    b->request = request;
+    ar->free_bytes -= size;
+    ar->used_bytes += size;
+    ar->used_count++;
+    ar->live_request += request;
+    ar->allocs++;
+#if HEAPLAB_DEBUG
+    hl_assert(block_is_valid(b), "medium tags inconsistent after a split");
+#endif
+    return b;
+}
+
+static struct arena *lock_some_arena(unsigned *index)
+{
+    unsigned home = hl_tc.arena % MEDIUM_ARENAS;
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
+        unsigned k = (home + i) % MEDIUM_ARENAS;
+        if (pthread_mutex_trylock(&arenas[k].lock) == 0) {
+            *index = k;
+            return &arenas[k];
+        }
+    }
+    pthread_mutex_lock(&arenas[home].lock);
+    *index = home;
+    return &arenas[home];
+}
+
+void *medium_malloc(size_t size)
+{
+    size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
+    unsigned index;
+    struct arena *ar = lock_some_arena(&index);
+    size_t before = free_resident(ar);
+    struct mfree *f = find_fit(ar, need);
+    if (!f)
+        f = segment_new(ar, index);
+    if (!f) {
+        pthread_mutex_unlock(&ar->lock);
+        errno = ENOMEM;
+        return NULL;
+    }
+    struct mblock *b = carve(ar, f, need, size);
+    size_t after = free_resident(ar);
+    pthread_mutex_unlock(&ar->lock);
+    stats_note_free_resident(before, after);
+    stats_note_live((intptr_t)size);
+    decay_tick(&hl_tc.slow_events);
+    return (char *)b + TAG_BYTES;
+}
+
+/* ---- free ------------------------------------------------------------------ */
+
+void medium_validate(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t off = a & SEG_MASK;
+    if ((a & (HL_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
+        hl_fail_pointer(HL_INVALID_FREE, p);
+    struct mblock *b = (struct mblock *)(a - TAG_BYTES);
+    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b))
+        hl_fail_pointer(HL_INVALID_FREE, p);
+}
+
+size_t medium_usable(void *p)
+{
+    medium_validate(p);
+    struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
+    return block_size(b) - TAG_BYTES;
+}
+
+/* Frees block b (lock held): merges with free neighbours, bins the result. */
+static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
+{
+    size_t size = block_size(b);
+    ar->used_bytes -= size;
+    ar->used_count--;
+    ar->live_request -= b->request;
+    ar->free_bytes += size;
+    ar->frees++;
+    struct mblock *start = b;
+    struct mblock *next = block_after(b);
+    if (!block_used(next)) {
+        free_list_remove(ar, (struct mfree *)next);
+        size += block_size(next);
+    }
+    if (b->prev_size) {
+        struct mblock *prev = (struct mblock *)((char *)b - b->prev_size);
+        if (!block_used(prev)) {
+            free_list_remove(ar, (struct mfree *)prev);
+            size += block_size(prev);
+            start = prev;
+        }
+    }
+    struct mfree *f = (struct mfree *)start;
+    write_tag(&f->tag, start->prev_size, size, 0);
+    block_after(&f->tag)->prev_size = size;
+    /* the freed block's own tag stays behind, marked free, so a second free
+     * of the same pointer is still caught */
+    if (start != b)
+        b->size_flags &= ~MB_USED;
+    bin_insert(ar, f);
+    dirty_push(ar, f, now);
+#if HEAPLAB_DEBUG
+    hl_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
+#endif
+}
+
+void medium_free(void *p)
+{
+    medium_validate(p);
+    struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
+    struct arena *ar = &arenas[medium_seg_of(b)->arena];
+    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
+    pthread_mutex_lock(&ar->lock);
+    size_t before = free_resident(ar);
+    size_t request = b->request;
+    release_block(ar, b, now);
+    size_t after = free_resident(ar);
+    pthread_mutex_unlock(&ar->lock);
+    stats_note_free_resident(before, after);
+    stats_note_live(-(intptr_t)request);
+    decay_tick(&hl_tc.slow_events);
+}
+
+int medium_resize_inplace(void *p, size_t size)
+{
+    struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
+    struct medium_seg *seg = medium_seg_of(b);
+    struct arena *ar = &arenas[seg->arena];
+    size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
+    int rc = -1;
+    pthread_mutex_lock(&ar->lock);
+    size_t before = free_resident(ar);
+    size_t cur = block_size(b);
+    size_t old_request = b->request;
+    if (need <= cur) {
+        /* shrink: only when it frees something worth keeping */
+        if (cur - need >= MIN_SPLIT_BYTES && cur - need >= cur / 4) {
+            struct mblock *tail = (struct mblock *)((char *)b + need);
+            write_tag(tail, need, (cur - need) | MB_USED, 0);
+            block_after(tail)->prev_size = cur - need;
+            b->size_flags = need | MB_USED;
+            ar->used_count++;
+            release_block(ar, tail, atomic_load_explicit(&hl_clock_ms, memory_order_relaxed));
+            ar->frees--;
+        }
+        rc = 0;
+    } else {
+        struct mblock *next = block_after(b);
+        if (!block_used(next) && cur + block_size(next) >= need) {
+            size_t extra = need - cur;
+            struct mfree *f = (struct mfree *)next;
+            /* carve the front of the neighbour, then absorb it */
+            struct mblock *got = carve(ar, f, extra < MIN_FREE_BYTES ? MIN_FREE_BYTES : extra, 0);
+            size_t got_size = block_size(got);
+            ar->used_count--;
+            ar->allocs--;
+            b->size_flags = (cur + got_size) | MB_USED;
+            block_after(b)->prev_size = cur + got_size;
+            rc = 0;
+        }
+    }
+    if (rc == 0) {
+        b->request = size;
+        ar->live_request += size - old_request;
+    }
+    size_t after = free_resident(ar);
+    pthread_mutex_unlock(&ar->lock);
+    stats_note_free_resident(before, after);
+    if (rc == 0)
+        stats_note_live((intptr_t)(size - old_request));
+    return rc;
+}
+
+/* ---- decay ------------------------------------------------------------------ */
+
+static void consume(size_t *excess, size_t bytes)
+{
+    if (excess)
+        *excess -= bytes < *excess ? bytes : *excess;
+}
+
+size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
+{
+    size_t released = 0;
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
+        struct arena *ar = &arenas[i];
+        if (try) {
+            if (pthread_mutex_trylock(&ar->lock) != 0)
+                continue;
+        } else {
+            pthread_mutex_lock(&ar->lock);
+        }
+        size_t before = free_resident(ar);
+        struct mfree *f = ar->dirty_tail;
+        while (f && (age_ms == 0 || now_ms - f->since_ms >= age_ms) && (!excess || *excess > 0)) {
+            struct mfree *newer = f->dprev;
+            dirty_remove(ar, f);
+            size_t bytes = purge_block(ar, f, false);
+            released += bytes;
+            consume(excess, bytes);
+            struct medium_seg *seg = medium_seg_of(f);
+            /* an empty segment goes back whole, unless it is the last one */
+            if ((char *)f == (char *)seg + HEAP_START && block_size(&f->tag) == HEAP_BYTES && ar->segments > 1) {
+                segment_unmap(ar, seg);
+                released += SEG_SIZE;
+            }
+            f = newer;
+        }
+        size_t after = free_resident(ar);
+        pthread_mutex_unlock(&ar->lock);
+        stats_note_free_resident(before, after);
+    }
+    return released;
+}
+
+void medium_lock_all(void)
+{
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
+        pthread_mutex_lock(&arenas[i].lock);
+}
+
+void medium_unlock_all(void)
+{
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
+        pthread_mutex_unlock(&arenas[i].lock);
+}
+
+/* ---- accounting and checking (all arena locks held) ------------------------ */
+
+void medium_stats(hl_stats_t *s)
+{
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
+        struct arena *ar = &arenas[i];
+        s->mapped += ar->segments * SEG_SIZE;
+        s->metadata += ar->segments * (HEAP_START + TAG_BYTES) + ar->used_count * TAG_BYTES;
+        s->live += ar->live_request;
+        s->rounding += ar->used_bytes - ar->used_count * TAG_BYTES - ar->live_request;
+        s->medium_free += ar->free_bytes - ar->purged_bytes;
+        s->untouched += ar->purged_bytes;
+        s->alloc_count += ar->allocs;
+        s->free_count += ar->frees;
+    }
+}
+
+static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_b, size_t *used_b, size_t *used_n,
+                         size_t *req, size_t *purged, size_t *free_n)
+{
+    int bad = 0;
+    if (seg->magic != MEDIUM_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_MEDIUM) {
+        hl_report("medium segment header or registry entry broken", (uintptr_t)seg);
+        return 1;
+    }
+    struct mblock *b = (struct mblock *)((char *)seg + HEAP_START);
+    struct mblock *end = (struct mblock *)((char *)seg + HEAP_END);
+    size_t prev_size = 0;
+    bool prev_free = false;
+    while (b < end) {
+        size_t size = block_size(b);
+        if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || size < MIN_FREE_BYTES || size % HL_ALIGN ||
+            (char *)b + size > (char *)end) {
+            hl_report("medium boundary tag corrupt", (uintptr_t)b);
+            return bad + 1;
+        }
+        if (b->prev_size != prev_size || !block_is_valid(b)) {
+            hl_report("medium footer (prev_size) disagrees with the block below", (uintptr_t)b);
+            bad++;
+        }
+        if (block_used(b)) {
+            *used_b += size;
+            (*used_n)++;
+            *req += b->request;
+            if (b->request + TAG_BYTES > size) {
+                hl_report("medium block smaller than its request", (uintptr_t)b);
+                bad++;
+            }
+            prev_free = false;
+        } else {
+            struct mfree *f = (struct mfree *)b;
+            *free_b += size;
+            (*free_n)++;
+            if (prev_free) {
+                hl_report("two adjacent free medium blocks", (uintptr_t)b);
+                bad++;
+            }
+            if (f->bin != bin_of(size) || !(ar->nonempty[f->bin / 64] & ((uint64_t)1 << (f->bin % 64)))) {
+                hl_report("medium free block in the wrong bin, or bin bitmap clear", (uintptr_t)b);
+                bad++;
+            }
+            prev_free = true;
+        }
+        /* purged pages must lie inside a free block, past its links */
+        uintptr_t lo = (uintptr_t)b, hi = lo + size;
+        for (uintptr_t a = lo & ~(uintptr_t)(OS_PAGE - 1); a < hi; a += OS_PAGE) {
+            size_t j = (a & SEG_MASK) >> OS_PAGE_SHIFT;
+            if (!(seg->purged[j / 64] & ((uint64_t)1 << (j % 64))))
+                continue;
+            if (block_used(b) || a < lo + MIN_FREE_BYTES || a + OS_PAGE > hi) {
+                hl_report("purged OS page overlaps a live block or free-block links", a);
+                bad++;
+                break;
+            }
+        }
+        prev_size = size;
+        b = (struct mblock *)((char *)b + size);
+    }
+    if (b != end || end->prev_size != prev_size || end->size_flags != (TAG_BYTES | MB_USED)) {
+        hl_report("medium sentinel broken", (uintptr_t)end);
+        bad++;
+    }
+    for (size_t w = 0; w < SEG_OS_PAGES / 64; w++)
+        *purged += (size_t)__builtin_popcountll(seg->purged[w]) * OS_PAGE;
+    return bad;
+}
+
+int medium_check(void)
+{
+    int bad = 0;
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
+        struct arena *ar = &arenas[i];
+        size_t free_b = 0, used_b = 0, used_n = 0, req = 0, purged = 0, free_n = 0, nseg = 0;
+        for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
+            if (seg->arena != i) {
+                hl_report("medium segment listed in the wrong arena", (uintptr_t)seg);
+                bad++;
+            }
+            bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n);
+        }
+        size_t binned = 0;
+        for (unsigned bi = 0; bi < NBINS; bi++) {
+            bool has = ar->nonempty[bi / 64] & ((uint64_t)1 << (bi % 64));
+            if (has != (ar->bins[bi] != NULL)) {
+                hl_report("medium bin bitmap disagrees with bin", bi);
+                bad++;
+            }
+            for (struct mfree *f = ar->bins[bi]; f; f = f->next) {
+                binned++;
+                if (block_used(&f->tag) || f->bin != bi) {
+                    hl_report("medium bin holds a used or misfiled block", (uintptr_t)f);
+                    bad++;
+                    break;
+                }
+            }
+        }
+        if (binned != free_n) {
+            hl_report("medium free blocks not all in bins", binned);
+            bad++;
+        }
+        if (nseg != ar->segments || free_b != ar->free_bytes || used_b != ar->used_bytes || used_n != ar->used_count ||
+            req != ar->live_request || purged != ar->purged_bytes) {
+            hl_report("medium arena counters disagree with its blocks", i);
+            bad++;
+        }
+    }
+    return bad;
+}

@@ -1,0 +1,56 @@
+/* heaplab core: the only contract with the operating system.
+ *
+ * Every mapping, purge and clock read of the allocator goes through these
+ * functions; no other core file includes <sys/mman.h>. Each function says
+ * what it does to the process's resident set (RSS), because the accounting
+ * in stats.c depends on it.
+ */
+#ifndef HEAPLAB_OS_H
+#define HEAPLAB_OS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Size of the OS page the purge ranges are computed in. os_init() refuses
+ * to run on a system whose page size differs (the ranges would then be
+ * wrong, and a purge would silently return nothing). */
+#define OS_PAGE_SHIFT 12
+#define OS_PAGE ((size_t)1 << OS_PAGE_SHIFT)
+
+/* not exported from libheaplab-preload.so */
+#define OS_HIDDEN __attribute__((visibility("hidden")))
+
+/* Checks the page size; returns 0 when heaplab can run here. */
+int os_init(void) OS_HIDDEN;
+
+/* Maps `size` bytes of fresh, zero-filled, read-write memory whose address
+ * is a multiple of `align` (a power of two >= OS_PAGE). RSS: unchanged; the
+ * pages become resident only when first touched. Returns NULL on failure.
+ * `name` labels the mapping in /proc/PID/maps where the kernel allows it. */
+void *os_map_aligned(size_t size, size_t align, const char *name) OS_HIDDEN;
+
+/* Unmaps [p, p+size). RSS: drops by whatever of it was resident. */
+void os_unmap(void *p, size_t size) OS_HIDDEN;
+
+/* Gives [p, p+size) back to the OS but keeps the mapping: the next touch
+ * reads zeros. RSS: drops at once (MADV_DONTNEED), unlike MADV_FREE, which
+ * only drops under memory pressure. p and size must be OS_PAGE multiples.
+ * Returns 0 on success. */
+int os_purge(void *p, size_t size) OS_HIDDEN;
+
+/* Grows or shrinks the mapping [p, p+old) to `new_size` without moving it.
+ * RSS: a shrink drops the cut pages; a grow adds untouched pages only.
+ * Returns 0 on success, -1 when the neighbouring addresses are taken. */
+int os_remap_inplace(void *p, size_t old_size, size_t new_size) OS_HIDDEN;
+
+/* Moves the pages of [p, p+old) to `dst` (which must be a mapping of at
+ * least new_size bytes that this call replaces), growing to new_size.
+ * RSS: unchanged (pages move without copying; the grown part is untouched).
+ * Returns 0 on success. */
+int os_remap_to(void *p, size_t old_size, size_t new_size, void *dst) OS_HIDDEN;
+
+/* Monotonic time in milliseconds: drives the decay of free memory. Not a
+ * fast-path call (a vDSO read, tens of nanoseconds). */
+uint64_t os_now_ms(void) OS_HIDDEN;
+
+#endif

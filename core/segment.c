@@ -1,0 +1,158 @@
+/* heaplab core: small segments.
+ *
+ * A small segment is 4 MiB at a 4 MiB boundary: a header with the per-page
+ * table, the block bitmaps and slack arrays, then 64 KiB pages. Spans of 1,
+ * 2, 4 or 8 pages, aligned to their size, are handed to size classes; a
+ * span whose blocks are all free comes back here fully purged, so its pages
+ * can serve any other class. Guarded by hl_pool.lock (after class locks). */
+#include "internal.h"
+
+#include <string.h>
+
+struct segment_pool hl_pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+struct small_seg *segment_of_span(struct span *s)
+{
+    return small_seg_of((uintptr_t)s);
+}
+
+unsigned span_head_index(struct span *s)
+{
+    struct small_seg *seg = segment_of_span(s);
+    return (unsigned)(s - seg->spans);
+}
+
+static struct small_seg *segment_new(void)
+{
+    struct small_seg *seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-small");
+    if (!seg)
+        return NULL;
+    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    seg->magic = SMALL_SEG_MAGIC;
+    seg->free_pages = SMALL_USABLE_MASK;
+    seg->prev = NULL;
+    seg->next = hl_pool.head;
+    if (hl_pool.head)
+        hl_pool.head->prev = seg;
+    hl_pool.head = seg;
+    hl_pool.segments++;
+    hl_pool.free_page_count += PAGES_PER_SEG - SMALL_FIRST_PAGE;
+    registry_set(seg, KIND_SMALL);
+    return seg;
+}
+
+/* lowest page index starting `k` free pages aligned to k, or -1 */
+static int find_run(uint64_t free_pages, unsigned k)
+{
+    static const uint64_t aligned_starts[SPAN_MAX_PAGES + 1] = {
+        [1] = ~(uint64_t)0,
+        [2] = 0x5555555555555555ULL,
+        [4] = 0x1111111111111111ULL,
+    };
+    uint64_t m = free_pages;
+    for (unsigned i = 1; i < k; i++)
+        m &= free_pages >> i;
+    m &= aligned_starts[k];
+    return m ? __builtin_ctzll(m) : -1;
+}
+
+static uint64_t run_mask(unsigned head, unsigned k)
+{
+    uint64_t bits = k == 64 ? ~(uint64_t)0 : (((uint64_t)1 << k) - 1);
+    return bits << head;
+}
+
+struct span *segment_span_alloc(unsigned cls)
+{
+    const struct size_class *c = &hl_classes[cls];
+    unsigned k = c->span_pages;
+    pthread_mutex_lock(&hl_pool.lock);
+    struct small_seg *seg;
+    int head = -1;
+    for (seg = hl_pool.head; seg; seg = seg->next) {
+        head = find_run(seg->free_pages, k);
+        if (head >= 0)
+            break;
+    }
+    if (!seg) {
+        seg = segment_new();
+        if (!seg) {
+            pthread_mutex_unlock(&hl_pool.lock);
+            return NULL;
+        }
+        head = find_run(seg->free_pages, k);
+    }
+    seg->free_pages &= ~run_mask((unsigned)head, k);
+    hl_pool.free_page_count -= k;
+    for (unsigned p = (unsigned)head; p < (unsigned)head + k; p++) {
+        seg->page_geometry[p] = *c;
+        seg->page_class[p] = (uint8_t)(cls + 1);
+    }
+    pthread_mutex_unlock(&hl_pool.lock);
+
+    struct span *s = &seg->spans[head];
+    memset(s, 0, sizeof *s);
+    s->cls = (uint8_t)cls;
+    s->pages = (uint8_t)k;
+    s->free_count = c->capacity;
+    /* fresh or fully purged: nothing of it is resident */
+    s->purged = run_mask(0, k * OS_PAGES_PER_PAGE);
+    uint64_t *bm = span_bitmap(seg, (unsigned)head);
+    size_t words = k * BITMAP_BYTES_PER_PAGE / sizeof(uint64_t);
+    size_t full = c->capacity / 64;
+    for (size_t w = 0; w < words; w++)
+        bm[w] = w < full ? ~(uint64_t)0 : 0;
+    if (c->capacity % 64)
+        bm[full] = ((uint64_t)1 << (c->capacity % 64)) - 1;
+    return s;
+}
+
+void segment_span_release(struct span *s)
+{
+    struct small_seg *seg = segment_of_span(s);
+    unsigned head = span_head_index(s);
+    unsigned k = s->pages;
+    /* the slack entries are all zero again; give their pages back too */
+    uintptr_t lo = ((uintptr_t)span_slack(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)span_slack(seg, head) + k * SLACK_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
+    if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
+        atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
+    pthread_mutex_lock(&hl_pool.lock);
+    for (unsigned p = head; p < head + k; p++)
+        seg->page_class[p] = 0;
+    seg->free_pages |= run_mask(head, k);
+    hl_pool.free_page_count += k;
+    pthread_mutex_unlock(&hl_pool.lock);
+}
+
+size_t segment_release_empty(unsigned keep)
+{
+    size_t released = 0;
+    unsigned kept = 0;
+    pthread_mutex_lock(&hl_pool.lock);
+    struct small_seg *seg = hl_pool.head;
+    while (seg) {
+        struct small_seg *next = seg->next;
+        if (seg->free_pages == SMALL_USABLE_MASK) {
+            if (kept < keep) {
+                kept++;
+            } else {
+                if (seg->prev)
+                    seg->prev->next = seg->next;
+                else
+                    hl_pool.head = seg->next;
+                if (seg->next)
+                    seg->next->prev = seg->prev;
+                hl_pool.segments--;
+                hl_pool.free_page_count -= PAGES_PER_SEG - SMALL_FIRST_PAGE;
+                registry_set(seg, KIND_NONE);
+                os_unmap(seg, SEG_SIZE);
+                atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+                released += SEG_SIZE;
+            }
+        }
+        seg = next;
+    }
+    pthread_mutex_unlock(&hl_pool.lock);
+    return released;
+}

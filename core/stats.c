@@ -1,0 +1,111 @@
+/* heaplab core: the accounting snapshot.
+ *
+ * Each state is derived from counters kept where the state changes: class
+ * centrals (spans, blocks out, purged pages), the segment pool (free pages),
+ * thread caches (bin counts, requested bytes), arenas and the large lists.
+ * The identity of heaplab.h holds exactly whenever no other thread is
+ * allocating during the call. */
+#include "internal.h"
+
+#include <string.h>
+
+struct os_counters hl_os;
+
+void stats_note_live(intptr_t delta)
+{
+    size_t live = atomic_fetch_add_explicit(&hl_os.live_approx, (size_t)delta, memory_order_relaxed) + (size_t)delta;
+    if ((intptr_t)live < 0)
+        return;
+    size_t peak = atomic_load_explicit(&hl_os.peak_live, memory_order_relaxed);
+    while (live > peak &&
+           !atomic_compare_exchange_weak_explicit(&hl_os.peak_live, &peak, live, memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+void stats_note_free_resident(size_t before, size_t after)
+{
+    if (before != after)
+        atomic_fetch_add_explicit(&hl_os.free_resident, after - before, memory_order_relaxed);
+}
+
+/* bytes of a span's slack and bitmap slots that are in use (resident) */
+static size_t span_meta_bytes(const struct size_class *c)
+{
+    size_t slack = ((size_t)c->capacity * sizeof(uint16_t) + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    return (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE + slack;
+}
+
+static void small_stats(hl_stats_t *s)
+{
+    size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLACK_STRIDE;
+    size_t assigned_pages = 0, out = 0, out_blocks = 0, cached_blocks = 0;
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        const struct class_central *cc = &hl_central[cls];
+        const struct size_class *c = &hl_classes[cls];
+        size_t meta = span_meta_bytes(c);
+        assigned_pages += cc->spans * c->span_pages;
+        s->metadata += cc->spans * meta;
+        s->untouched += cc->spans * (c->span_pages * slot_bytes - meta);
+        s->untouched += cc->purged_bytes;
+        s->page_free += cc->span_bytes - cc->out_bytes - cc->purged_bytes;
+        out += cc->out_bytes;
+        out_blocks += cc->out_bytes / c->size;
+    }
+    size_t segs = hl_pool.segments;
+    s->mapped += segs * SEG_SIZE;
+    s->metadata += segs * SMALL_BITMAP_OFFSET;
+    /* slots of pages that are not assigned, the padding after the slots, and
+     * the free pages themselves */
+    s->untouched += (segs * PAGES_PER_SEG - assigned_pages) * slot_bytes;
+    s->untouched += segs * (SMALL_META_BYTES - SMALL_META_END);
+    s->untouched += hl_pool.free_page_count * PAGE_SIZE;
+
+    size_t tcache = 0, requested = atomic_load_explicit(&hl_threads.small_requested, memory_order_relaxed);
+    size_t allocs = atomic_load_explicit(&hl_threads.allocs, memory_order_relaxed);
+    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
+        for (unsigned cls = 0; cls < NCLASSES; cls++) {
+            size_t n = atomic_load_explicit(&tc->bins[cls].count, memory_order_relaxed);
+            tcache += n * hl_classes[cls].size;
+            cached_blocks += n;
+        }
+        requested += atomic_load_explicit(&tc->small_requested, memory_order_relaxed);
+        allocs += atomic_load_explicit(&tc->allocs, memory_order_relaxed);
+    }
+    /* every small block ever allocated is live or freed; the live ones are
+     * the blocks out of spans that no cache holds */
+    s->alloc_count += allocs;
+    s->free_count += allocs - (out_blocks - cached_blocks);
+    s->tcache += tcache;
+    s->live += requested;
+    s->rounding += out - tcache - requested;
+}
+
+void hl_stats(hl_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+        return;
+    hl_lock_all();
+    pthread_mutex_lock(&hl_threads.lock);
+    small_stats(out);
+    pthread_mutex_unlock(&hl_threads.lock);
+    medium_stats(out);
+    large_stats(out);
+    hl_unlock_all();
+    out->resident_estimate = out->mapped - out->untouched;
+    size_t peak = atomic_load_explicit(&hl_os.peak_live, memory_order_relaxed);
+    if (out->live > peak) {
+        atomic_store_explicit(&hl_os.peak_live, out->live, memory_order_relaxed);
+        peak = out->live;
+    }
+    out->peak_live = peak;
+    out->os_map_count = atomic_load_explicit(&hl_os.map_count, memory_order_relaxed);
+    out->os_unmap_count = atomic_load_explicit(&hl_os.unmap_count, memory_order_relaxed);
+    out->purge_count = atomic_load_explicit(&hl_os.purge_count, memory_order_relaxed);
+}
+
+int hl_stats_balanced(const hl_stats_t *s)
+{
+    size_t sum = s->live + s->rounding + s->tcache + s->page_free + s->medium_free + s->large_cache + s->untouched + s->metadata;
+    return sum == s->mapped;
+}

@@ -1,0 +1,226 @@
+/* heaplab core: per-thread caches and the small slow paths.
+ *
+ * A thread's cache is a set of bounded LIFO lists, one per class, in
+ * initial-exec TLS: the fast paths in api.c pop and push without atomics or
+ * locks. A thread sets itself up on its first slow path (a pthread key whose
+ * destructor flushes the cache at thread exit); after that destructor ran,
+ * the thread keeps working uncached (allocation from later TLS destructors). */
+#include "internal.h"
+
+#include <errno.h>
+
+__thread struct tcache hl_tc __attribute__((tls_model("initial-exec")));
+struct thread_list hl_threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+_Atomic int hl_tcache_on = 1;
+
+/* Per-class cache bound: about this many bytes, within [MIN, MAX] blocks. */
+#define TCACHE_BIN_BYTES ((size_t)65536)
+#define TCACHE_MIN_BLOCKS 4u
+#define TCACHE_MAX_BLOCKS 256u
+
+static pthread_key_t exit_key;
+static _Atomic unsigned next_arena;
+
+static unsigned bin_limit(unsigned cls)
+{
+    size_t n = TCACHE_BIN_BYTES / hl_classes[cls].size;
+    if (n < TCACHE_MIN_BLOCKS)
+        n = TCACHE_MIN_BLOCKS;
+    if (n > TCACHE_MAX_BLOCKS)
+        n = TCACHE_MAX_BLOCKS;
+    return (unsigned)n;
+}
+
+static void set_limits(struct tcache *tc, bool on)
+{
+    for (unsigned cls = 0; cls < NCLASSES; cls++)
+        tc->bins[cls].limit = on ? bin_limit(cls) : 0;
+}
+
+void tcache_flush_all(struct tcache *tc)
+{
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        struct tbin *b = &tc->bins[cls];
+        unsigned n = atomic_load_explicit(&b->count, memory_order_relaxed);
+        if (n) {
+            central_flush(cls, b->head, n);
+            b->head = NULL;
+            atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        }
+    }
+}
+
+static void thread_exit(void *arg)
+{
+    struct tcache *tc = arg;
+    tcache_flush_all(tc);
+    set_limits(tc, false);
+    pthread_mutex_lock(&hl_threads.lock);
+    if (tc->prev)
+        tc->prev->next = tc->next;
+    else
+        hl_threads.head = tc->next;
+    if (tc->next)
+        tc->next->prev = tc->prev;
+    atomic_fetch_add_explicit(&hl_threads.small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed), memory_order_relaxed);
+    atomic_fetch_add_explicit(&hl_threads.allocs, atomic_load_explicit(&tc->allocs, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&tc->small_requested, 0, memory_order_relaxed);
+    atomic_store_explicit(&tc->allocs, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&hl_threads.lock);
+    tc->state = THREAD_DEAD;
+}
+
+void tcache_create_key(void)
+{
+    pthread_key_create(&exit_key, thread_exit);
+}
+
+static void thread_setup(struct tcache *tc)
+{
+    tc->state = THREAD_INIT;
+    tc->arena = (uint8_t)(atomic_fetch_add_explicit(&next_arena, 1, memory_order_relaxed) % MEDIUM_ARENAS);
+    pthread_mutex_lock(&hl_threads.lock);
+    tc->prev = NULL;
+    tc->next = hl_threads.head;
+    if (hl_threads.head)
+        hl_threads.head->prev = tc;
+    hl_threads.head = tc;
+    pthread_mutex_unlock(&hl_threads.lock);
+    /* may allocate (glibc's second-level key array): state INIT serves
+     * that request uncached */
+    pthread_setspecific(exit_key, tc);
+    set_limits(tc, atomic_load_explicit(&hl_tcache_on, memory_order_relaxed));
+    tc->state = THREAD_ACTIVE;
+}
+
+/* Brings the thread's cache in line with hl_tcache_on; returns whether
+ * this thread caches now. */
+static bool thread_caching(struct tcache *tc)
+{
+    if (HL_UNLIKELY(tc->state == THREAD_NEW))
+        thread_setup(tc);
+    if (tc->state != THREAD_ACTIVE)
+        return false;
+    bool on = atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
+    bool was_on = tc->bins[0].limit != 0;
+    if (on != was_on) {
+        if (!on)
+            tcache_flush_all(tc);
+        set_limits(tc, on);
+    }
+    return on;
+}
+
+void tcache_apply_mode(void)
+{
+    struct tcache *tc = &hl_tc;
+    if (tc->state == THREAD_ACTIVE)
+        (void)thread_caching(tc);
+}
+
+static void count_alloc(struct tcache *tc, size_t request)
+{
+    if (tc->state == THREAD_DEAD) {
+        atomic_fetch_add_explicit(&hl_threads.small_requested, request, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hl_threads.allocs, 1, memory_order_relaxed);
+        return;
+    }
+    atomic_store_explicit(&tc->small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed) + request, memory_order_relaxed);
+    atomic_store_explicit(&tc->allocs, atomic_load_explicit(&tc->allocs, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static void count_free(struct tcache *tc, size_t request)
+{
+    if (tc->state == THREAD_DEAD) {
+        atomic_fetch_sub_explicit(&hl_threads.small_requested, request, memory_order_relaxed);
+        return;
+    }
+    atomic_store_explicit(&tc->small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed) - request, memory_order_relaxed);
+}
+
+/* feeds the peak-live sampler with what this thread changed since last time */
+static void report_live(struct tcache *tc)
+{
+    if (tc->state == THREAD_DEAD)
+        return;
+    size_t now = atomic_load_explicit(&tc->small_requested, memory_order_relaxed);
+    stats_note_live((intptr_t)(now - tc->peak_reported));
+    tc->peak_reported = now;
+}
+
+HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
+{
+    if (HL_UNLIKELY(!atomic_load_explicit(&hl_initialized, memory_order_acquire))) {
+        /* the class table was still empty when the fast path read it (the
+         * aligned paths initialise first, so this is a plain malloc) */
+        hl_init_slow();
+        cls = size_to_class(size);
+    }
+    struct tcache *tc = &hl_tc;
+    const struct size_class *c = &hl_classes[cls];
+    struct tnode *list;
+    if (thread_caching(tc)) {
+        struct tbin *b = &tc->bins[cls];
+        if (!b->head) {
+            /* a full bin: refills stay rarer than 1 in TCACHE_MAX_BLOCKS
+             * small-block mallocs, which keeps them out of the p99 latency */
+            unsigned want = b->limit;
+            unsigned n = central_refill(cls, want, &list);
+            if (n == 0)
+                goto out_of_memory;
+            b->head = list->next;
+            atomic_store_explicit(&b->count, n - 1, memory_order_relaxed);
+        } else {
+            list = b->head;
+            b->head = list->next;
+            atomic_store_explicit(&b->count, atomic_load_explicit(&b->count, memory_order_relaxed) - 1, memory_order_relaxed);
+        }
+    } else if (central_refill(cls, 1, &list) == 0) {
+        goto out_of_memory;
+    }
+    small_mark_live((uintptr_t)list, c, size);
+    count_alloc(tc, size);
+    report_live(tc);
+    decay_tick(&tc->slow_events);
+    return list;
+
+out_of_memory:
+    errno = ENOMEM;
+    return NULL;
+}
+
+HL_NOINLINE void small_free_slow(void *p, unsigned cls, size_t request)
+{
+    struct tcache *tc = &hl_tc;
+    struct tnode *node = p;
+    node->slack = small_slack_slot((uintptr_t)p, &hl_classes[cls]);
+    count_free(tc, request);
+    if (thread_caching(tc)) {
+        struct tbin *b = &tc->bins[cls];
+        node->next = b->head;
+        b->head = node;
+        unsigned count = atomic_load_explicit(&b->count, memory_order_relaxed) + 1;
+        if (count <= b->limit) {
+            /* the cache was just switched on: there is room */
+            atomic_store_explicit(&b->count, count, memory_order_relaxed);
+            return;
+        }
+        /* the bin is full: return the newest half (still in cache, and the
+         * flush reads each node anyway), keep the older half */
+        unsigned keep = b->limit / 2;
+        unsigned give = count - keep;
+        struct tnode *last = b->head;
+        for (unsigned i = 1; i < give; i++)
+            last = last->next;
+        struct tnode *flushed = b->head;
+        b->head = last->next;
+        last->next = NULL;
+        atomic_store_explicit(&b->count, keep, memory_order_relaxed);
+        central_flush(cls, flushed, give);
+    } else {
+        node->next = NULL;
+        central_flush(cls, node, 1);
+    }
+    report_live(tc);
+    decay_tick(&tc->slow_events);
+}
