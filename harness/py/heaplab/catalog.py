@@ -1,0 +1,148 @@
+"""What the runner offers (`heaplab-run --list-json`) and choosing from it.
+
+The catalog is the single source of truth for allocator and workload names:
+the driver never hard-codes them. Selections are validated here and a bad
+name is reported in one line that lists what exists.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import pathlib
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any
+
+LIST_SCHEMA = "heaplab.list/1"
+# Allocators given as a shared library path are passed to the runner as is.
+SO_PREFIX = "so:"
+LIST_TIMEOUT_S = 60
+
+
+class SelectionError(ValueError):
+    """Bad user input: the message is one line naming the problem."""
+
+
+@dataclass(frozen=True)
+class Allocator:
+    name: str
+    available: bool
+    reason: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    group: str
+    kind: str = "builtin"
+    source: str | None = None
+    describe: str = ""
+    metric: str = ""
+    unit: str = ""
+    better: str = "lower"
+    threaded: bool = False
+    default_threads: int = 1
+    params: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass
+class Catalog:
+    allocators: list[Allocator]
+    workloads: list[Workload]
+    broken_scripts: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> "Catalog":
+        if doc.get("schema") != LIST_SCHEMA:
+            raise ValueError(f"runner --list-json: expected schema {LIST_SCHEMA!r}, got {doc.get('schema')!r}")
+        allocs = [Allocator(a["name"], bool(a.get("available")), a.get("reason"), a.get("version"))
+                  for a in doc.get("allocators", [])]
+        works = [Workload(
+            name=w["name"], group=w.get("group") or "", kind=w.get("kind") or "builtin",
+            source=w.get("source"), describe=w.get("describe") or "",
+            metric=w.get("metric") or "", unit=w.get("unit") or "",
+            better=w.get("better") or "lower", threaded=bool(w.get("threaded")),
+            default_threads=int(w.get("default_threads") or 1),
+            params=tuple(w.get("params") or ()),
+        ) for w in doc.get("workloads", [])]
+        return cls(allocs, works, list(doc.get("broken_scripts") or []), doc)
+
+    def allocator(self, name: str) -> Allocator | None:
+        return next((a for a in self.allocators if a.name == name), None)
+
+
+def load(runner: pathlib.Path) -> Catalog:
+    """Runs `runner --list-json`; raises RuntimeError with a one-line message."""
+    try:
+        proc = subprocess.run([str(runner), "--list-json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=LIST_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RuntimeError(f"cannot run {runner} --list-json: {e}") from None
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise RuntimeError(f"{runner} --list-json failed (exit {proc.returncode}): {first}")
+    try:
+        return Catalog.from_json(json.loads(proc.stdout))
+    except (ValueError, KeyError, TypeError) as e:
+        raise RuntimeError(f"{runner} --list-json: unreadable output: {e}") from None
+
+
+def split_list(text: str | None) -> list[str]:
+    """'a, b,,c' -> ['a', 'b', 'c']."""
+    if not text:
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def select_allocators(catalog: Catalog, spec: str | None) -> list[str]:
+    """Allocator names to run, in the order asked (all listed ones by default).
+    Globs are allowed; so:PATH names pass through to the runner."""
+    if not spec:
+        return [a.name for a in catalog.allocators]
+    names = [a.name for a in catalog.allocators]
+    chosen: list[str] = []
+    for pattern in split_list(spec):
+        if pattern.startswith(SO_PREFIX):
+            matched = [pattern]
+        else:
+            matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if not matched:
+            raise SelectionError(f"unknown allocator '{pattern}'; allocators: {', '.join(names)}")
+        chosen += [n for n in matched if n not in chosen]
+    return chosen
+
+
+def select_workloads(catalog: Catalog, spec: str | None) -> list[Workload]:
+    """Workloads whose name matches one of the comma-separated globs (a bare
+    group name selects the whole group), in catalog order."""
+    if not spec:
+        return list(catalog.workloads)
+    picked: set[str] = set()
+    for pattern in split_list(spec):
+        matched = {w.name for w in catalog.workloads if fnmatch.fnmatchcase(w.name, pattern)}
+        if not matched:
+            matched = {w.name for w in catalog.workloads if w.group == pattern}
+        if not matched:
+            names = ", ".join(w.name for w in catalog.workloads)
+            raise SelectionError(f"no workload matches '{pattern}'; workloads: {names}")
+        picked |= matched
+    return [w for w in catalog.workloads if w.name in picked]
+
+
+def parse_threads(spec: str | None) -> list[int]:
+    """'1,2,4' -> [1, 2, 4]; empty means each workload's default."""
+    counts: list[int] = []
+    for part in split_list(spec):
+        if not part.isdigit() or int(part) < 1:
+            raise SelectionError(f"--threads: '{part}' is not a positive whole number")
+        if int(part) not in counts:
+            counts.append(int(part))
+    return counts
+
+
+def parse_positive(value: str, option: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise SelectionError(f"{option}: '{value}' is not a positive whole number")
+    return int(value)

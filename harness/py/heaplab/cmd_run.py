@@ -1,0 +1,196 @@
+"""`run.py run`: the benchmark matrix, one runner process per (workload,
+allocator, repetition), into a new run folder.
+
+Exit status: 0 when every cell ran; 1 when some repetition crashed, timed
+out or reported an error (the rest still ran); 2 for bad input; 130 after
+Ctrl-C (what finished is kept and summarised).
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import signal
+import sys
+from typing import Any
+
+from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, paths, rundir, runner as runner_mod, tables
+from .summary import plan_json
+from .prepare import obtain_runner
+from .progress import Progress
+
+DEFAULT_REPS = 5
+# Per-process limits: quick sizes take well under a second per cell.
+DEFAULT_TIMEOUT_QUICK_S = 60.0
+DEFAULT_TIMEOUT_FULL_S = 600.0
+EXIT_FAILED_CELLS = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", dest="full", action="store_false",
+                      help="each parameter's quick size (default)")
+    size.add_argument("--full", dest="full", action="store_true", help="the published sizes")
+    p.add_argument("--workload", metavar="GLOB,...", help="workloads by name glob or group (default: all)")
+    p.add_argument("--alloc", metavar="NAME,...", help="allocators (default: every one the runner lists)")
+    p.add_argument("--reps", metavar="N", default=str(DEFAULT_REPS),
+                   help=f"repetitions per cell (default {DEFAULT_REPS})")
+    p.add_argument("--threads", metavar="LIST",
+                   help="thread counts for threaded workloads, e.g. 1,2,4 (default: the workload's)")
+    p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
+    p.add_argument("--timeout", metavar="S", type=float,
+                   help=f"seconds per process (default {DEFAULT_TIMEOUT_QUICK_S:g} quick, "
+                        f"{DEFAULT_TIMEOUT_FULL_S:g} full)")
+    p.add_argument("--no-install", action="store_true", help="never install Debian packages")
+    p.add_argument("--no-plots", action="store_true", help="do not draw charts at the end")
+    p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+    p.set_defaults(full=False)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the benchmark matrix (default: --quick)")
+    add_options(p)
+    p.set_defaults(func=main)
+
+
+class _Reporter:
+    """Says each distinct runner error once, however many cells hit it."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.said: set[str] = set()
+
+    def failure(self, doc: dict[str, Any], key: str, rep: int) -> None:
+        label = runner_mod.failure_label(doc)
+        message = doc.get("error") or label
+        if doc.get("status") == "error":
+            if message in self.said:
+                return
+            self.said.add(message)
+            self.progress.note(f"runner error ({key}): {message}")
+        elif self.progress.tty:
+            # the bar overwrites its line; keep a line for every crash
+            self.progress.note(f"{label}: {key} rep {rep}")
+
+
+def _result_text(doc: dict[str, Any]) -> str:
+    if doc.get("status") != "ok":
+        return runner_mod.failure_label(doc)
+    metric = (doc.get("metrics") or {}).get(doc.get("primary") or "") or {}
+    value = metric.get("value")
+    if not isinstance(value, (int, float)):
+        return "ok"
+    return f"{tables.fmt_number(float(value))} {metric.get('unit', '')}".strip()
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path,
+            quick: bool, timeout_s: float) -> bool:
+    """Runs `steps` in order, appending each document to raw.jsonl as it
+    finishes. Returns True when Ctrl-C stopped it."""
+    progress = Progress(len(steps), [s.cell.key for s in steps])
+    reporter = _Reporter(progress)
+    # Cells not run again: the runner refused their command line (it would
+    # again), or they timed out (each retry would cost the whole timeout).
+    abandoned: set[str] = set()
+    interrupted = False
+    # a polite kill (SIGTERM) stops the run the same way Ctrl-C does
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        for step in steps:
+            if step.cell.key in abandoned:
+                continue
+            outcome = runner_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s)
+            doc = outcome.document
+            doc["rep"] = step.rep
+            doc["cell"] = step.cell.key
+            atomicio.append_jsonl(folder / rundir.RAW, doc)
+            if outcome.status != "ok":
+                reporter.failure(doc, step.cell.key, step.rep)
+            progress.step(step.cell.key, outcome.seconds, step.rep, _result_text(doc))
+            if outcome.usage_error or outcome.status == "timeout":
+                abandoned.add(step.cell.key)
+                progress.drop(step.cell.key)
+    except KeyboardInterrupt:
+        interrupted = True
+        progress.note("interrupted: keeping the finished cells")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    progress.finish()
+    return interrupted
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        reps = catalog_mod.parse_positive(args.reps, "--reps")
+        threads = catalog_mod.parse_threads(args.threads)
+        if args.timeout is not None and args.timeout <= 0:
+            raise catalog_mod.SelectionError(f"--timeout: {args.timeout:g} is not a positive number of seconds")
+    except catalog_mod.SelectionError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    timeout = args.timeout or (DEFAULT_TIMEOUT_FULL_S if args.full else DEFAULT_TIMEOUT_QUICK_S)
+
+    runner = obtain_runner(args.runner, not args.no_install)
+    if isinstance(runner, int):
+        return runner
+    try:
+        cat = catalog_mod.load(runner)
+    except RuntimeError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 1
+    try:
+        allocators = catalog_mod.select_allocators(cat, args.alloc)
+        workloads = catalog_mod.select_workloads(cat, args.workload)
+    except catalog_mod.SelectionError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for b in cat.broken_scripts:
+        print(f"run.py: skipping broken script {b.get('error')}", file=sys.stderr)
+
+    alloc_info = []
+    for name in allocators:
+        a = cat.allocator(name)
+        alloc_info.append({"name": name, "available": a.available if a else True,
+                           "reason": a.reason if a else None, "version": a.version if a else None})
+    unavailable = {a["name"] for a in alloc_info if not a["available"]}
+    for a in alloc_info:
+        if not a["available"]:
+            print(f"run.py: {a['reason'] or a['name'] + ': not available'}; not run",
+                  file=sys.stderr)
+
+    cells = matrix.plan_cells(workloads, allocators, threads)
+    steps = [s for s in matrix.interleave(cells, reps) if s.cell.allocator not in unavailable]
+    parent = pathlib.Path(args.out) if args.out else paths.results_runs()
+    folder = rundir.create(parent)
+    options = {"quick": not args.full, "reps": reps, "threads": threads, "timeout_s": timeout,
+               "workload": args.workload, "alloc": args.alloc}
+    env = rundir.env_document(paths.REPO_ROOT, sys.argv, options, runner, cat.raw,
+                              plan_json(cells, alloc_info, reps))
+    atomicio.write_json(folder / rundir.ENV, env)
+    rundir.point_latest(folder)
+    print(f"run: {len(steps)} runs ({len(cells)} cells × {reps} reps) into {folder}", file=sys.stderr)
+
+    interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout)
+
+    env["finished"] = rundir.now_iso()
+    env["interrupted"] = interrupted
+    atomicio.write_json(folder / rundir.ENV, env)
+    result = rundir.derive(folder)
+    print(tables.markdown(result))
+    print(f"run folder: {folder}", file=sys.stderr)
+
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if not args.no_plots:
+        cmd_plot.draw(folder)
+    failed = [c for c in result["cells"] if c["failures"]]
+    if failed:
+        print(f"run.py: {len(failed)} cell(s) had failed runs: "
+              + ", ".join(f"{c['cell']} {c['failures'][0]['label']}" for c in failed), file=sys.stderr)
+        return EXIT_FAILED_CELLS
+    return 0

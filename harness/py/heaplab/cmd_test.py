@@ -1,0 +1,166 @@
+"""`run.py test`: every test suite, in order, with one line of totals.
+
+1. build/ (Release): `ctest --output-on-failure`
+2. build-asan/ (ASan+UBSan, RelWithDebInfo): `ctest -LE 'preload|nosan'`
+3. build-tsan/ (TSan): `ctest -L threaded -LE 'preload|nosan'`
+4. pytest over tests/ with an interpreter that has pytest, HEAPLAB_RUN set
+
+The last line is exactly `tests: N passed, M failed`. A build that fails,
+or a pytest run that collects nothing (exit 5), counts as one failure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import build, deps, paths, pythons
+
+SUITES = ("ctest", "asan", "tsan", "pytest")
+SANITIZER_EXCLUDE = "preload|nosan"
+PYTEST_NO_TESTS = 5
+
+
+@dataclass
+class Count:
+    passed: int = 0
+    failed: int = 0
+
+    def __iadd__(self, other: "Count") -> "Count":
+        self.passed += other.passed
+        self.failed += other.failed
+        return self
+
+
+CTEST_TOTALS = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+PYTEST_WORD = re.compile(r"(\d+) (passed|failed|errors?)\b")
+
+
+def parse_ctest(output: str, returncode: int) -> Count:
+    m = None
+    for m in CTEST_TOTALS.finditer(output):
+        pass
+    if m is not None:
+        failed, total = int(m.group(2)), int(m.group(3))
+        return Count(total - failed, failed)
+    if "No tests were found" in output and returncode == 0:
+        return Count()
+    return Count(0, 1)      # ctest itself failed
+
+
+def parse_pytest(output: str, returncode: int) -> Count:
+    if returncode == PYTEST_NO_TESTS:
+        return Count(0, 1)
+    lines = [ln for ln in output.splitlines() if PYTEST_WORD.search(ln)]
+    if not lines:
+        return Count(0, 1 if returncode != 0 else 0)
+    count = Count()
+    for number, word in PYTEST_WORD.findall(lines[-1]):
+        if word == "passed":
+            count.passed += int(number)
+        else:
+            count.failed += int(number)
+    if returncode != 0 and count.failed == 0:
+        count.failed = 1    # pytest failed for a reason its summary does not count
+    return count
+
+
+def tee(cmd: Sequence[str], cwd: pathlib.Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Runs cmd, showing its output as it comes, and returns (status, output)."""
+    print("+ " + " ".join(cmd), flush=True)
+    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    assert proc.stdout is not None
+    captured: list[str] = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        captured.append(line)
+    return proc.wait(), "".join(captured)
+
+
+def _no_aslr_prefix() -> list[str]:
+    # TSan's shadow-memory layout breaks with the high mmap randomisation of
+    # recent kernels ("unexpected memory mapping"); running without ASLR
+    # avoids it, and the children inherit the personality.
+    setarch = shutil.which("setarch")
+    if not setarch:
+        return []
+    prefix = [setarch, os.uname().machine, "-R"]
+    # containers may forbid personality(2); then run as is
+    probe = subprocess.run(prefix + ["true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=False)
+    return prefix if probe.returncode == 0 else []
+
+
+def ctest_suite(name: str, config: build.BuildConfig, ctest_args: Sequence[str],
+                root: pathlib.Path) -> Count:
+    if not build.build(config, (), root):
+        print(f"test: {name}: build failed", file=sys.stderr)
+        return Count(0, 1)
+    prefix = _no_aslr_prefix() if config.sanitize == "thread" else []
+    cmd = prefix + ["ctest", "--output-on-failure", "-j", str(build.jobs()), *ctest_args]
+    rc, out = tee(cmd, config.folder)
+    count = parse_ctest(out, rc)
+    print(f"test: {name}: {count.passed} passed, {count.failed} failed", file=sys.stderr)
+    return count
+
+
+def pytest_suite(root: pathlib.Path, runner: pathlib.Path) -> Count:
+    python = pythons.python_with("pytest")
+    if python is None:
+        print("test: pytest: no interpreter with pytest (apt install python3-pytest)", file=sys.stderr)
+        return Count(0, 1)
+    env = dict(os.environ, **{paths.RUNNER_ENV: str(runner)})
+    rc, out = tee([str(python), "-m", "pytest", "-q", "tests"], root, env)
+    count = parse_pytest(out, rc)
+    note = " (no tests collected)" if rc == PYTEST_NO_TESTS else ""
+    print(f"test: pytest: {count.passed} passed, {count.failed} failed{note}", file=sys.stderr)
+    return count
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("test", help="build and run every test suite (ctest, sanitizers, pytest)")
+    p.add_argument("--no-sanitizers", action="store_true", help="skip the ASan and TSan builds")
+    p.add_argument("--only", choices=SUITES, help="run one suite only")
+    p.add_argument("--no-install", action="store_true", help="never install Debian packages")
+    p.set_defaults(func=main)
+
+
+def chosen_suites(only: str | None, no_sanitizers: bool) -> list[str]:
+    if only:
+        return [only]
+    return [s for s in SUITES if not (no_sanitizers and s in ("asan", "tsan"))]
+
+
+def main(args: argparse.Namespace) -> int:
+    root = paths.REPO_ROOT
+    status = deps.ensure(deps.TEST_PACKAGES, not args.no_install)
+    if status != 0:
+        return status
+    total = Count()
+    release = build.BuildConfig(paths.build_dir(root))
+    for suite in chosen_suites(args.only, args.no_sanitizers):
+        if suite == "ctest":
+            total += ctest_suite("ctest", release, (), root)
+        elif suite == "asan":
+            total += ctest_suite("asan", build.BuildConfig(root / "build-asan", "RelWithDebInfo", "address"),
+                                 ("-LE", SANITIZER_EXCLUDE), root)
+        elif suite == "tsan":
+            total += ctest_suite("tsan", build.BuildConfig(root / "build-tsan", "RelWithDebInfo", "thread"),
+                                 ("-L", "threaded", "-LE", SANITIZER_EXCLUDE), root)
+        elif suite == "pytest":
+            # the end-to-end tests drive the Release runner; build it first
+            # (incremental, so free when the ctest suite just built it)
+            runner = build.ensure_runner(root)
+            if runner is None:
+                total += Count(0, 1)
+            total += pytest_suite(root, runner or paths.default_runner(root))
+    print(f"tests: {total.passed} passed, {total.failed} failed")
+    return 1 if total.failed else 0

@@ -1,0 +1,60 @@
+"""The run matrix: which cells exist and in which order they run.
+
+A cell is one (workload, thread count, allocator); each repetition of a cell
+is one runner process. Repetitions are interleaved: repetition 1 of every
+cell, then repetition 2 of every cell, and so on, so slow drift of the
+machine (thermal, other tenants) spreads over all allocators alike instead
+of favouring whichever ran first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .catalog import Workload
+
+
+@dataclass(frozen=True)
+class Cell:
+    workload: Workload
+    allocator: str
+    threads: int
+    # Whether to pass --threads to the runner (only for a threaded workload
+    # when the user gave --threads); otherwise the runner's default is used.
+    pass_threads: bool = False
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.workload.name, self.allocator, self.threads)
+
+    @property
+    def row(self) -> tuple[str, int]:
+        return (self.workload.name, self.threads)
+
+
+def cell_key(workload: str, allocator: str, threads: int) -> str:
+    """The "cell" value stored in raw.jsonl: 'workload/allocator/Nt'."""
+    return f"{workload}/{allocator}/{threads}t"
+
+
+@dataclass(frozen=True)
+class Step:
+    rep: int        # 1-based repetition number
+    cell: Cell
+
+
+def plan_cells(workloads: Sequence[Workload], allocators: Sequence[str],
+               threads: Sequence[int]) -> list[Cell]:
+    """Cells in table order: workload, then thread count, then allocator."""
+    cells: list[Cell] = []
+    for w in workloads:
+        counts = list(threads) if (w.threaded and threads) else [w.default_threads]
+        for t in counts:
+            for a in allocators:
+                cells.append(Cell(w, a, t, pass_threads=bool(w.threaded and threads)))
+    return cells
+
+
+def interleave(cells: Sequence[Cell], reps: int) -> list[Step]:
+    """Repetition-major order: every cell once, then every cell again, ..."""
+    return [Step(rep, cell) for rep in range(1, reps + 1) for cell in cells]

@@ -1,0 +1,179 @@
+"""From raw documents to per-cell summaries ("heaplab.summary/1").
+
+Inputs are the documents of raw.jsonl and the run's plan (stored in
+env.json), so a run folder alone is enough to rebuild the summary: the plan
+says which rows and allocators exist (including allocators that are not
+installed, which have no documents at all).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from . import stats
+from .matrix import Cell, cell_key
+from .runner import failure_label
+
+SUMMARY_SCHEMA = "heaplab.summary/1"
+BASELINE = "system"
+
+STATUS_OK = "ok"
+STATUS_NOT_INSTALLED = "not installed"
+STATUS_NOT_RUN = "not run"
+
+
+def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps: int) -> dict[str, Any]:
+    """The part of env.json that summaries and tables are rebuilt from."""
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    for c in cells:
+        if c.row in seen:
+            continue
+        seen.add(c.row)
+        w = c.workload
+        rows.append({"workload": w.name, "group": w.group, "threads": c.threads,
+                     "metric": w.metric, "unit": w.unit, "better": w.better,
+                     "describe": w.describe, "kind": w.kind})
+    return {"reps": reps, "allocators": list(allocators), "rows": rows}
+
+
+@dataclass
+class _Acc:
+    """Documents collected for one cell."""
+    values: dict[str, list[float]] = field(default_factory=dict)
+    units: dict[str, tuple[str, str]] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    primary: str | None = None
+
+
+def _doc_cell(doc: dict[str, Any]) -> str | None:
+    if isinstance(doc.get("cell"), str):
+        return doc["cell"]
+    w, a = doc.get("workload") or {}, doc.get("allocator") or {}
+    if "name" in w and "name" in a:
+        return cell_key(w["name"], a["name"], int(w.get("threads") or 1))
+    return None
+
+
+def _doc_row(doc: dict[str, Any]) -> tuple[str, int] | None:
+    """(workload, threads) of a document, from the driver's cell key when it
+    has one (the runner's own idea of threads need not match the plan's)."""
+    key = _doc_cell(doc)
+    if key is None:
+        return None
+    # workload names have no '/', allocator names may (so:/path/lib.so)
+    workload = key.split("/", 1)[0]
+    threads = key.rsplit("/", 1)[-1].rstrip("t")
+    return (workload, int(threads)) if threads.isdigit() else None
+
+
+def _collect(docs: Iterable[dict[str, Any]]) -> dict[str, _Acc]:
+    accs: dict[str, _Acc] = {}
+    for doc in docs:
+        key = _doc_cell(doc)
+        if key is None:
+            continue
+        acc = accs.setdefault(key, _Acc())
+        if doc.get("status") != STATUS_OK:
+            acc.failures.append({"rep": doc.get("rep"), "status": doc.get("status"),
+                                 "label": failure_label(doc), "error": doc.get("error")})
+            continue
+        acc.primary = acc.primary or doc.get("primary")
+        for name, m in (doc.get("metrics") or {}).items():
+            value = m.get("value") if isinstance(m, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                acc.values.setdefault(name, []).append(float(value))
+                acc.units.setdefault(name, (m.get("unit") or "", m.get("better") or "lower"))
+    return accs
+
+
+def _spread_json(values: list[float]) -> dict[str, Any]:
+    s = stats.spread(values)
+    return {"n": len(values), "values": values,
+            "median": s.median if s else None, "min": s.min if s else None, "max": s.max if s else None}
+
+
+def _not_installed_text(alloc: dict[str, Any]) -> str:
+    reason = alloc.get("reason") or ""
+    # the runner says "jemalloc: not installed (apt install libjemalloc2)"
+    prefix = f"{alloc.get('name')}: "
+    return reason[len(prefix):] if reason.startswith(prefix) else (reason or STATUS_NOT_INSTALLED)
+
+
+def _rows_with_extras(plan: dict[str, Any], accs: dict[str, _Acc],
+                      docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Planned rows, plus any row that has documents but is not in the plan."""
+    rows = list(plan.get("rows") or [])
+    known = {(r["workload"], int(r["threads"])) for r in rows}
+    for doc in docs:
+        w = doc.get("workload") or {}
+        row = _doc_row(doc)
+        if row is None:
+            continue
+        if row not in known:
+            known.add(row)
+            metric = doc.get("primary") or ""
+            m = (doc.get("metrics") or {}).get(metric) or {}
+            rows.append({"workload": row[0], "group": w.get("group") or "", "threads": row[1],
+                         "metric": metric, "unit": m.get("unit") or "",
+                         "better": m.get("better") or "lower", "describe": w.get("describe") or ""})
+    return rows
+
+
+def _allocators_with_extras(plan: dict[str, Any], docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    allocs = list(plan.get("allocators") or [])
+    names = {a["name"] for a in allocs}
+    for doc in docs:
+        name = (doc.get("allocator") or {}).get("name")
+        if name and name not in names:
+            names.add(name)
+            allocs.append({"name": name, "available": True, "reason": None, "version": None})
+    return allocs
+
+
+def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str, Any]:
+    accs = _collect(docs)
+    rows = _rows_with_extras(plan, accs, docs)
+    allocs = _allocators_with_extras(plan, docs)
+    cells: list[dict[str, Any]] = []
+    for row in rows:
+        threads = int(row["threads"])
+        row_cells: list[dict[str, Any]] = []
+        for alloc in allocs:
+            key = cell_key(row["workload"], alloc["name"], threads)
+            acc = accs.get(key, _Acc())
+            metric = acc.primary or row.get("metric") or ""
+            unit, better = acc.units.get(metric, (row.get("unit") or "", row.get("better") or "lower"))
+            primary = _spread_json(acc.values.get(metric, []))
+            cell: dict[str, Any] = {
+                "cell": key, "workload": row["workload"], "group": row.get("group") or "",
+                "threads": threads, "allocator": alloc["name"],
+                "metric": metric, "unit": unit, "better": better, **primary,
+                "ratio_to_system": None, "failures": acc.failures, "message": None,
+                "metrics": {name: {**_spread_json(vals), "unit": acc.units[name][0],
+                                   "better": acc.units[name][1]}
+                            for name, vals in acc.values.items()},
+            }
+            if primary["n"]:
+                cell["status"] = STATUS_OK
+            elif acc.failures:
+                cell["status"] = acc.failures[0]["label"]
+                cell["message"] = acc.failures[0]["error"]
+            elif not alloc.get("available", True):
+                cell["status"] = STATUS_NOT_INSTALLED
+                cell["message"] = _not_installed_text(alloc)
+            else:
+                cell["status"] = STATUS_NOT_RUN
+            row_cells.append(cell)
+        base = next((c for c in row_cells if c["allocator"] == BASELINE), None)
+        for c in row_cells:
+            if base is not None and base["metric"] == c["metric"]:
+                c["ratio_to_system"] = stats.ratio(c["median"], base["median"])
+        cells += row_cells
+    return {"schema": SUMMARY_SCHEMA, "baseline": BASELINE, "reps": plan.get("reps"),
+            "allocators": allocs, "rows": rows, "cells": cells}
+
+
+def failed_cells(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cells with at least one crashed, timed-out or error repetition."""
+    return [c for c in summary["cells"] if c["failures"]]
