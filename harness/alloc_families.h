@@ -65,7 +65,7 @@ const char *alloc_dl_path(void *handle);
 
 /* ---- re-executing with a larger static TLS surplus (alloc_static_tls.c) ---- */
 
-/* Re-executes /proc/self/exe with the same argv and GLIBC_TUNABLES extended
+/* Re-executes the runner (reexec_self_path) with the same argv and GLIBC_TUNABLES extended
  * by glibc.rtld.optional_static_tls, once (guarded by an environment mark).
  * Returns only on failure, with a one-line reason in err. */
 void static_tls_reexec(char **argv, char *err, size_t errlen);
@@ -73,9 +73,15 @@ void static_tls_reexec(char **argv, char *err, size_t errlen);
 /* 1 when this process is the re-executed one (the mark is set). */
 int static_tls_reexec_done(void);
 
+/* The program to execute again: the path this process was started with
+ * (AT_EXECFN), else /proc/self/exe. Under valgrind /proc/self/exe is
+ * valgrind's own tool, while AT_EXECFN is still the runner, so an
+ * instruction count follows the re-execution (--trace-children=yes). */
+const char *reexec_self_path(void);
+
 /* ---- re-executing with a library preloaded (alloc_preload_reexec.c) ---- */
 
-/* Re-executes /proc/self/exe with the same argv and `path` first in
+/* Re-executes the runner (reexec_self_path) with the same argv and `path` first in
  * LD_PRELOAD, once (guarded by an environment mark). Returns only on
  * failure, with a one-line reason in err. */
 void preload_reexec(const char *path, char **argv, char *err, size_t errlen);

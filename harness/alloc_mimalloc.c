@@ -64,8 +64,19 @@ static int mimalloc_stats(alloc_stat *out, int max)
     return n;
 }
 
+/* A sanitizer's runtime must be the first library the process loads, so a
+ * sanitizer build never preloads anything: it checks correctness, and its
+ * timings mean nothing anyway. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+enum { PRELOAD_ALLOWED = 0 };
+#else
+enum { PRELOAD_ALLOWED = 1 };
+#endif
+
 int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv)
 {
+    if (!PRELOAD_ALLOWED)
+        return 0;
     void *h = dlopen(MIMALLOC_SONAME, RTLD_NOW | RTLD_NOLOAD);
     if (h) {
         dlclose(h); /* drops only the reference RTLD_NOLOAD took */

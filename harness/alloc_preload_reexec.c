@@ -14,12 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Set in the environment of the re-executed process so it never loops. */
 #define PRELOAD_MARK "HEAPLAB_PRELOAD_REEXEC"
 
 enum { PRELOAD_VALUE_MAX = 4096 };
+
+const char *reexec_self_path(void)
+{
+    const char *execfn = (const char *)getauxval(AT_EXECFN);
+    return execfn && execfn[0] ? execfn : "/proc/self/exe";
+}
 
 void preload_reexec(const char *path, char **argv, char *err, size_t errlen)
 {
@@ -44,6 +51,7 @@ void preload_reexec(const char *path, char **argv, char *err, size_t errlen)
         return;
     }
     fflush(NULL);
-    execv("/proc/self/exe", argv);
-    snprintf(err, errlen, "cannot re-execute /proc/self/exe: %s", strerror(errno));
+    const char *self = reexec_self_path();
+    execv(self, argv);
+    snprintf(err, errlen, "cannot re-execute %s: %s", self, strerror(errno));
 }

@@ -61,6 +61,7 @@ void static_tls_reexec(char **argv, char *err, size_t errlen)
         return;
     }
     fflush(NULL);
-    execv("/proc/self/exe", argv);
-    snprintf(err, errlen, "cannot re-execute /proc/self/exe: %s", strerror(errno));
+    const char *self = reexec_self_path();
+    execv(self, argv);
+    snprintf(err, errlen, "cannot re-execute %s: %s", self, strerror(errno));
 }

@@ -12,13 +12,16 @@ import argparse
 from types import ModuleType
 from typing import Sequence
 
-from . import cmd_list, cmd_plot, cmd_run, cmd_test
+from . import cmd_list, cmd_plot, cmd_run, cmd_test, compare, gbench, merge
 
 SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("run", cmd_run),
     ("list", cmd_list),
     ("plot", cmd_plot),
     ("test", cmd_test),
+    ("compare", compare),
+    ("merge", merge),
+    ("gbench", gbench),
 )
 # `./run.py` with no arguments is `./run.py run --quick`.
 DEFAULT_ARGV = ("run", "--quick")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import pathlib
+import shutil
 import signal
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, paths, rundir, runner as runner_mod, tables
+from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, rundir, runner as runner_mod, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -22,6 +23,8 @@ DEFAULT_REPS = 5
 # Per-process limits: quick sizes take well under a second per cell.
 DEFAULT_TIMEOUT_QUICK_S = 60.0
 DEFAULT_TIMEOUT_FULL_S = 600.0
+# valgrind's callgrind runs a program ~50x slower; its timeouts grow alike.
+VALGRIND_SLOWDOWN = 50
 EXIT_FAILED_CELLS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -45,6 +48,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-install", action="store_true", help="never install Debian packages")
     p.add_argument("--no-plots", action="store_true", help="do not draw charts at the end")
     p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+    p.add_argument("--shard", metavar="K/N",
+                   help="run only shard K of N of the cells (deterministic; join with `run.py merge`)")
+    p.add_argument("--metric", choices=("time", "instructions"), default="time",
+                   help="instructions: count each cell's instructions under valgrind "
+                        "(deterministic; program workloads are left out)")
     p.set_defaults(full=False)
 
 
@@ -89,7 +97,7 @@ def _raise_interrupt(signum: int, frame: object) -> None:
 
 
 def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path,
-            quick: bool, timeout_s: float) -> bool:
+            quick: bool, timeout_s: float, count_instructions: bool = False) -> bool:
     """Runs `steps` in order, appending each document to raw.jsonl as it
     finishes. Returns True when Ctrl-C stopped it."""
     progress = Progress(len(steps), [s.cell.key for s in steps])
@@ -104,7 +112,8 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
         for step in steps:
             if step.cell.key in abandoned:
                 continue
-            outcome = runner_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s)
+            outcome = runner_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s,
+                                          count_instructions=count_instructions)
             doc = outcome.document
             doc["rep"] = step.rep
             doc["cell"] = step.cell.key
@@ -130,10 +139,17 @@ def main(args: argparse.Namespace) -> int:
         threads = catalog_mod.parse_threads(args.threads)
         if args.timeout is not None and args.timeout <= 0:
             raise catalog_mod.SelectionError(f"--timeout: {args.timeout:g} is not a positive number of seconds")
-    except catalog_mod.SelectionError as e:
+        shard = merge.parse_shard(args.shard) if args.shard else None
+    except (catalog_mod.SelectionError, ValueError) as e:
         print(f"run.py: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    count_instructions = args.metric == "instructions"
+    if count_instructions and not shutil.which("valgrind"):
+        print("run.py: --metric instructions needs valgrind (apt install valgrind)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     timeout = args.timeout or (DEFAULT_TIMEOUT_FULL_S if args.full else DEFAULT_TIMEOUT_QUICK_S)
+    if count_instructions and not args.timeout:
+        timeout *= VALGRIND_SLOWDOWN
 
     runner = obtain_runner(args.runner, not args.no_install)
     if isinstance(runner, int):
@@ -163,19 +179,29 @@ def main(args: argparse.Namespace) -> int:
             print(f"run.py: {a['reason'] or a['name'] + ': not available'}; not run",
                   file=sys.stderr)
 
+    if count_instructions:
+        programs = [w.name for w in workloads if w.kind == "program"]
+        if programs:
+            print(f"run.py: --metric instructions leaves out program workloads: {', '.join(programs)}",
+                  file=sys.stderr)
+        workloads = [w for w in workloads if w.kind != "program"]
     cells = matrix.plan_cells(workloads, allocators, threads)
+    if shard:
+        cells = merge.shard_of(cells, shard[0], shard[1], key=lambda c: c.key)
     steps = [s for s in matrix.interleave(cells, reps) if s.cell.allocator not in unavailable]
     parent = pathlib.Path(args.out) if args.out else paths.results_runs()
     folder = rundir.create(parent)
     options = {"quick": not args.full, "reps": reps, "threads": threads, "timeout_s": timeout,
-               "workload": args.workload, "alloc": args.alloc}
+               "workload": args.workload, "alloc": args.alloc, "shard": args.shard,
+               "metric": args.metric}
     env = rundir.env_document(paths.REPO_ROOT, sys.argv, options, runner, cat.raw,
                               plan_json(cells, alloc_info, reps))
     atomicio.write_json(folder / rundir.ENV, env)
     rundir.point_latest(folder)
     print(f"run: {len(steps)} runs ({len(cells)} cells × {reps} reps) into {folder}", file=sys.stderr)
 
-    interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout)
+    interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout,
+                          count_instructions=count_instructions)
 
     env["finished"] = rundir.now_iso()
     env["interrupted"] = interrupted

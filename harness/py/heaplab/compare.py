@@ -1,4 +1,6 @@
-"""`./run.py compare`: is NEW faster or slower than BASE, and can we tell?
+"""compare two runs, or allocators within one run, with a verdict and exit code
+
+`./run.py compare`: is NEW faster or slower than BASE, and can we tell?
 
 Two modes:
 - `compare BASE NEW`: two run folders; each (workload, threads, allocator)
@@ -302,6 +304,33 @@ def decide(base_median: float, new_median: float, better: str, p_value: float,
     return ratio, SLOWER if worse else FASTER
 
 
+# Metrics that do not move from run to run: valgrind's instruction counts of
+# the same binary and inputs agree to a few parts per million. A rank test
+# would only measure how few repetitions there are, so for these the verdict
+# rests on the threshold alone, provided each side's own spread is well
+# inside it (otherwise the figure is not deterministic here after all).
+DETERMINISTIC_METRICS = frozenset({"instructions"})
+DETERMINISTIC_SPREAD_SHARE = 0.1   # of the threshold
+
+
+def _decide_deterministic(cell: CellComparison, base: Samples, new: Samples,
+                          threshold: float) -> CellComparison:
+    assert cell.base is not None and cell.new is not None and cell.better is not None
+    cell.test = "deterministic"
+    spreads = [(max(s.values) - min(s.values)) / cell_median
+               for s, cell_median in ((base, cell.base.median), (new, cell.new.median))
+               if cell_median > 0]
+    steady = all(spread <= threshold * DETERMINISTIC_SPREAD_SHARE for spread in spreads)
+    if not steady:
+        cell.warnings.append(f"{cell.metric} varies by more than "
+                             f"{threshold * DETERMINISTIC_SPREAD_SHARE:.1%} between repetitions")
+    cell.significant = steady
+    cell.ratio, cell.verdict = decide(cell.base.median, cell.new.median, cell.better,
+                                      0.0 if steady else 1.0, threshold, alpha=0.5)
+    cell.change = None if cell.ratio is None else cell.ratio - 1.0
+    return cell
+
+
 def compare_cell(base: Samples | None, new: Samples | None, base_allocator: str,
                  threshold: float, alpha: float) -> CellComparison:
     """Compares one cell's NEW samples with its BASE samples (either may be
@@ -346,6 +375,8 @@ def compare_cell(base: Samples | None, new: Samples | None, base_allocator: str,
         cell.verdict = (BOTH_FAILED if not base.values and not new.values
                         else NEW_FAILED if not new.values else BASE_FAILED)
         return cell
+    if metric in DETERMINISTIC_METRICS:
+        return _decide_deterministic(cell, base, new, threshold)
     if min(len(base.values), len(new.values)) < RECOMMENDED_REPETITIONS:
         cell.warnings.append(f"fewer than {RECOMMENDED_REPETITIONS} repetitions per side "
                              f"({len(base.values)}/{len(new.values)}): the test is weak")
@@ -386,7 +417,7 @@ def _finish(comparison: Comparison) -> Comparison:
     """Sorts cells and adds the summary warnings."""
     comparison.cells.sort(key=lambda c: (c.group, c.workload, str(c.threads), c.allocator))
     weak = sum(1 for c in comparison.cells
-               if c.base and c.new and c.base.n and c.new.n
+               if c.base and c.new and c.base.n and c.new.n and c.test != "deterministic"
                and min(c.base.n, c.new.n) < RECOMMENDED_REPETITIONS)
     if weak:
         comparison.warnings.append(
@@ -583,7 +614,7 @@ def to_markdown(comparison: Comparison) -> str:
                 verdict += " ⚠"
             lines.append(f"| {_md(cell.workload)} | {_md(cell.threads)} | {_md(cell.allocator)} | "
                          f"{_md(metric)} | {_side(cell.base)} | {_side(cell.new)} | {n} | {ratio} | "
-                         f"{format_p(cell.p_value)} | {verdict} |")
+                         f"{'exact' if cell.test == 'deterministic' else format_p(cell.p_value)} | {verdict} |")
         lines.append("")
     flagged = [cell for cell in c.cells if cell.warnings]
     if flagged:

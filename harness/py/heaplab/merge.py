@@ -1,4 +1,6 @@
-"""Run folders: reading them, telling their machines apart, sharding the
+"""join shard run folders into one run folder
+
+Run folders: reading them, telling their machines apart, sharding the
 matrix, and merging shard folders back into one run (`./run.py merge`).
 
 A run folder holds `raw.jsonl` (one "heaplab.run/1" document per line, with

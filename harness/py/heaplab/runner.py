@@ -13,10 +13,12 @@ import os
 import pathlib
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from . import instructions as instructions_mod
 from .matrix import Cell
 
 RUN_SCHEMA = "heaplab.run/1"
@@ -118,13 +120,34 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         pass
 
 
-def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float) -> Outcome:
+def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float,
+             count_instructions: bool = False) -> Outcome:
     """Runs one repetition of `cell`. KeyboardInterrupt kills the runner and
-    propagates (the caller keeps what finished)."""
+    propagates (the caller keeps what finished). With count_instructions the
+    runner runs under valgrind's callgrind and the document gains the
+    "instructions" metric (counted inside the workload only) as its primary."""
+    if not count_instructions:
+        return _run(command(runner, cell, quick), cell, timeout_s)
+    with tempfile.TemporaryDirectory(prefix="heaplab-callgrind-") as out_dir:
+        argv = instructions_mod.callgrind_command(command(runner, cell, quick), out_dir)
+        outcome = _run(argv, cell, timeout_s)
+        if outcome.status != "ok":
+            return outcome
+        try:
+            count = instructions_mod.instructions_in(out_dir, instructions_mod.DEFAULT_FUNCTION,
+                                                     "window")
+        except instructions_mod.InstructionCountError as e:
+            doc = _stand_in(cell, "error", "", error=f"instruction count: {e}")
+            return Outcome(doc, outcome.seconds)
+        return Outcome(instructions_mod.add_instruction_count(outcome.document, count),
+                       outcome.seconds)
+
+
+def _run(argv: list[str], cell: Cell, timeout_s: float) -> Outcome:
     start = time.monotonic()
     # A session of its own: Ctrl-C on the terminal reaches only the driver,
     # which then stops the runner itself; timeouts kill the whole group.
-    proc = subprocess.Popen(command(runner, cell, quick), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                             errors="replace", start_new_session=True)
     try:
