@@ -13,7 +13,8 @@ from heaplab import published
 from heaplab.reproduce_table import fmt_published, reproduce, render_markdown
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-SEEDS = pathlib.Path("/work/shared/seeds")
+# the seed documents sit beside the checkout, in shared/seeds/
+SEEDS = REPO.parent / "shared" / "seeds"
 
 # The built-in workloads (workloads/*.c), as agreed between the parts.
 BUILTIN_WORKLOADS = {
