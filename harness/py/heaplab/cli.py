@@ -12,15 +12,17 @@ import argparse
 from types import ModuleType
 from typing import Sequence
 
-from . import cmd_list, cmd_plot, cmd_run, cmd_test, compare, gbench, merge
+from . import cmd_ci, cmd_list, cmd_plot, cmd_reproduce, cmd_run, cmd_test, compare, gbench, merge
 
 SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("run", cmd_run),
     ("list", cmd_list),
     ("plot", cmd_plot),
     ("test", cmd_test),
+    ("reproduce", cmd_reproduce),
     ("compare", compare),
     ("merge", merge),
+    ("ci", cmd_ci),
     ("gbench", gbench),
 )
 # `./run.py` with no arguments is `./run.py run --quick`.
