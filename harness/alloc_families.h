@@ -73,11 +73,16 @@ void static_tls_reexec(char **argv, char *err, size_t errlen);
 /* 1 when this process is the re-executed one (the mark is set). */
 int static_tls_reexec_done(void);
 
-/* The program to execute again: the path this process was started with
- * (AT_EXECFN), else /proc/self/exe. Under valgrind /proc/self/exe is
- * valgrind's own tool, while AT_EXECFN is still the runner, so an
- * instruction count follows the re-execution (--trace-children=yes). */
-const char *reexec_self_path(void);
+/* ---- re-executing the runner (alloc_reexec.c) ---- */
+
+/* Re-executes this program with the same argv, environment variable `var`
+ * set to `value` and `mark` set to "1" (callers check their mark first, so
+ * that it happens once). The program is the path this process was started
+ * with (AT_EXECFN), not /proc/self/exe: under valgrind that is valgrind's
+ * own tool, so an instruction count (--trace-children=yes) would not follow.
+ * Returns only on failure, with a one-line reason in err. */
+void reexec_with(const char *var, const char *value, const char *mark, char **argv,
+                 char *err, size_t errlen);
 
 /* ---- re-executing with a library preloaded (alloc_preload_reexec.c) ---- */
 

@@ -10,32 +10,18 @@
  * its mi_ functions, so the workload reaches it exactly as before. */
 #include "alloc_families.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/auxv.h>
-#include <unistd.h>
 
 /* Set in the environment of the re-executed process so it never loops. */
 #define PRELOAD_MARK "HEAPLAB_PRELOAD_REEXEC"
 
 enum { PRELOAD_VALUE_MAX = 4096 };
 
-const char *reexec_self_path(void)
-{
-    const char *execfn = (const char *)getauxval(AT_EXECFN);
-    return execfn && execfn[0] ? execfn : "/proc/self/exe";
-}
-
 void preload_reexec(const char *path, char **argv, char *err, size_t errlen)
 {
     if (getenv(PRELOAD_MARK)) {
         snprintf(err, errlen, "re-executed with LD_PRELOAD=%s but it is not loaded", path);
-        return;
-    }
-    if (!argv || !argv[0]) {
-        snprintf(err, errlen, "cannot re-execute: argv is not known");
         return;
     }
     char value[PRELOAD_VALUE_MAX];
@@ -46,12 +32,5 @@ void preload_reexec(const char *path, char **argv, char *err, size_t errlen)
         snprintf(err, errlen, "cannot re-execute: LD_PRELOAD is too long");
         return;
     }
-    if (setenv("LD_PRELOAD", value, 1) != 0 || setenv(PRELOAD_MARK, "1", 1) != 0) {
-        snprintf(err, errlen, "cannot re-execute: setenv: %s", strerror(errno));
-        return;
-    }
-    fflush(NULL);
-    const char *self = reexec_self_path();
-    execv(self, argv);
-    snprintf(err, errlen, "cannot re-execute %s: %s", self, strerror(errno));
+    reexec_with("LD_PRELOAD", value, PRELOAD_MARK, argv, err, errlen);
 }

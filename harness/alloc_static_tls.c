@@ -10,11 +10,8 @@
  * only way to raise it is to start again: set it and exec ourselves. */
 #include "alloc_families.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 /* Surplus to ask for: jemalloc 5.3's TLS segment is 2632 bytes; mimalloc
  * (9) and tcmalloc (88) may be loaded beside it by --list. 8 KiB leaves
@@ -40,10 +37,6 @@ void static_tls_reexec(char **argv, char *err, size_t errlen)
                  " but the library still does not fit in static TLS");
         return;
     }
-    if (!argv || !argv[0]) {
-        snprintf(err, errlen, "cannot re-execute: argv is not known");
-        return;
-    }
     char tunables[TUNABLES_MAX];
     const char *old = getenv("GLIBC_TUNABLES");
     /* keep the user's own tunables; ours comes last so it wins */
@@ -56,12 +49,5 @@ void static_tls_reexec(char **argv, char *err, size_t errlen)
         snprintf(err, errlen, "cannot re-execute: GLIBC_TUNABLES is too long");
         return;
     }
-    if (setenv("GLIBC_TUNABLES", tunables, 1) != 0 || setenv(REEXEC_MARK, "1", 1) != 0) {
-        snprintf(err, errlen, "cannot re-execute: setenv: %s", strerror(errno));
-        return;
-    }
-    fflush(NULL);
-    const char *self = reexec_self_path();
-    execv(self, argv);
-    snprintf(err, errlen, "cannot re-execute %s: %s", self, strerror(errno));
+    reexec_with("GLIBC_TUNABLES", tunables, REEXEC_MARK, argv, err, errlen);
 }

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import os
 import pathlib
 import re
@@ -29,8 +28,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from typing import Any, Iterable, Sequence
+
+from . import atomicio
+from .tables import fmt_number
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
 BINARY = "heaplab-gbench"
@@ -158,20 +159,6 @@ def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> di
             "versions": versions, "host": hosts[0] if hosts else None, "rows": out_rows}
 
 
-def fmt_number(value: float) -> str:
-    """Three significant figures, no exponent: 9.12, 45.3, 1234."""
-    if not math.isfinite(value):
-        return str(value)
-    magnitude = abs(value)
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 10:
-        return f"{value:.1f}"
-    if magnitude >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
 def _one_line(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= MESSAGE_MAX_CHARS else line[: MESSAGE_MAX_CHARS - 1] + "…"
@@ -231,24 +218,6 @@ def load_reports(paths: Iterable[pathlib.Path]) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- running
-
-
-def write_atomically(path: pathlib.Path, text: str) -> None:
-    """Writes to a temporary file beside `path` and renames it over: a reader
-    never sees half a file, an interruption leaves the old one."""
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _benchmark_missing_from_cache(build_dir: pathlib.Path) -> bool:
@@ -420,8 +389,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"gbench: {e}", file=sys.stderr)
         return 1
     table = markdown(summary)
-    write_atomically(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
-    write_atomically(folder / "tables.md", table)
+    atomicio.write_text(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
+    atomicio.write_text(folder / "tables.md", table)
     print(table)
     print(f"gbench: reports and tables in {folder}", file=sys.stderr)
     return 1 if failures else 0
