@@ -1,10 +1,14 @@
 /* heaplab core: the public hl_ functions.
  *
- * Fast paths: a small malloc is a class computation, a pop from the thread's
- * bin and a store of the request size in the span's slack array; a small free
- * is a registry byte, a page-table byte, a multiply to validate the offset,
- * the slack slot (0 means "already free": a double free) and a push. No lock,
- * no atomic read-modify-write. Everything else is noinline and named *_slow. */
+ * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
+ *   small malloc, ~22: a table load gives the bin's offset, a pop from the
+ *     thread's bin, the request + 1 stored in the block's slot (the node
+ *     carries the slot's address), two counters;
+ *   small free, ~39: a registry byte, the page's info entry, one 64x64->128
+ *     multiply that both validates the offset and yields the block index,
+ *     the slot (0 means "not live": a double or wild free), a push.
+ * No lock, no atomic read-modify-write. Everything else is noinline and
+ * named *_slow. */
 #include "internal.h"
 
 #include <errno.h>
@@ -14,74 +18,66 @@
 
 /* ---- small fast paths --------------------------------------------------- */
 
-static inline void tc_add(_Atomic size_t *counter, size_t v)
+/* bin_offset: the class's bin, cls * BIN_BYTES */
+static inline void *small_malloc(size_t size, size_t bin_offset)
 {
-    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + v, memory_order_relaxed);
-}
-
-static inline void *small_malloc(size_t size, unsigned cls)
-{
-    struct tcache *tc = &hl_tc;
-    struct tbin *b = &tc->bins[cls];
+    struct tcache *tc = tcache_self();
+    struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tnode *n = b->head;
     if (HL_UNLIKELY(!n))
-        return small_malloc_slow(size, cls);
-    struct tnode *next = n->next;
-    b->head = next;
-    /* the next malloc of this class reads that node: start the load now */
-    __builtin_prefetch(next);
-    atomic_store_explicit(&b->count, atomic_load_explicit(&b->count, memory_order_relaxed) - 1, memory_order_relaxed);
-    atomic_store_explicit(n->slack, (uint16_t)(hl_classes[cls].size - size + 1), memory_order_relaxed);
-    tc_add(&tc->small_requested, size);
-    tc_add(&tc->allocs, 1);
+        return small_malloc_slow(size, (unsigned)(bin_offset / BIN_BYTES));
+    b->head = n->next;
+    OWNER_ADD(b->room, 1);
+    atomic_store_explicit(n->slack, slot_value(size), memory_order_relaxed);
+    OWNER_ADD(tc->small_requested, size);
+    OWNER_ADD(tc->allocs, 1);
     return n;
 }
 
-/* Validates a pointer into a small segment and returns its class and slack
- * slot; aborts on anything heaplab did not hand out live. */
-static inline unsigned small_validate(uintptr_t a, _Atomic uint16_t **slot_out, uint16_t *slack_out)
+/* Validates a pointer into a small segment (registry already says small)
+ * and returns its page's info and its live slot; aborts on anything
+ * heaplab did not hand out live. */
+static inline const struct page_info *small_validate(uintptr_t a, _Atomic uint16_t **slot_out, uint16_t *value_out)
 {
-    struct small_seg *seg = small_seg_of(a);
-    unsigned cls1 = seg->page_class[page_index(a)];
-    if (HL_UNLIKELY(cls1 == 0))
+    const struct page_info *pi = &small_seg_of(a)->page_info[page_index(a)];
+    size_t off = a & pi->span_mask;
+    unsigned __int128 t = (unsigned __int128)off * pi->recip;
+    /* not a block start (or no span here: recip is 0) */
+    if (HL_UNLIKELY((uint64_t)t >= pi->recip))
         hl_fail_pointer(HL_INVALID_FREE, (void *)a);
-    const struct size_class *c = &seg->page_geometry[page_index(a)];
-    size_t off = a & c->span_mask;
-    size_t idx = (off * c->recip) >> RECIP_SHIFT;
-    if (HL_UNLIKELY(idx * c->size != off || idx >= c->capacity))
-        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
-    _Atomic uint16_t *slot = small_slack_slot(a, c);
-    uint16_t slack = atomic_load_explicit(slot, memory_order_relaxed);
+    /* indexes past the span's last block have slots that are always 0 */
+    _Atomic uint16_t *slot = pi->slots + (size_t)(t >> 64);
+    uint16_t value = atomic_load_explicit(slot, memory_order_relaxed);
     /* 0: the block is not live (already freed, or in a cache) */
-    if (HL_UNLIKELY(slack == 0))
+    if (HL_UNLIKELY(value == 0))
         hl_fail_pointer(HL_INVALID_FREE, (void *)a);
     *slot_out = slot;
-    *slack_out = slack;
-    return cls1 - 1;
+    *value_out = value;
+    return pi;
 }
 
 static inline void small_free(uintptr_t a)
 {
     _Atomic uint16_t *slot;
-    uint16_t slack;
-    unsigned cls = small_validate(a, &slot, &slack);
-    size_t request = small_seg_of(a)->page_geometry[page_index(a)].size + 1 - (size_t)slack;
+    uint16_t value;
+    const struct page_info *pi = small_validate(a, &slot, &value);
+    size_t request = (size_t)value - 1;
     atomic_store_explicit(slot, 0, memory_order_relaxed);
-    struct tcache *tc = &hl_tc;
-    struct tbin *b = &tc->bins[cls];
-    uint32_t count = atomic_load_explicit(&b->count, memory_order_relaxed);
-    if (HL_UNLIKELY(count >= b->limit)) {
-        small_free_slow((void *)a, cls, request);
+    struct tcache *tc = tcache_self();
+    size_t bin_offset = pi->bin_offset;
+    struct tbin *b = tcache_bin_at(tc, bin_offset);
+    OWNER_ADD(b->room, -1);
+    if (HL_UNLIKELY(b->room < 0)) {
+        small_free_slow((void *)a, (unsigned)(bin_offset / BIN_BYTES), slot, request);
         return;
     }
     struct tnode *n = (struct tnode *)a;
     n->next = b->head;
     n->slack = slot;
     b->head = n;
-    atomic_store_explicit(&b->count, count + 1, memory_order_relaxed);
     /* (frees are not counted here: stats derive them from allocs and the
      * blocks still out) */
-    tc_add(&tc->small_requested, (size_t)0 - request);
+    OWNER_ADD(tc->small_requested, (size_t)0 - request);
 }
 
 /* ---- medium, large and odd cases ---------------------------------------- */
@@ -98,10 +94,11 @@ static HL_NOINLINE void *malloc_big_slow(size_t size)
     return large_malloc(size, HL_ALIGN, false);
 }
 
-static HL_NOINLINE void free_other_slow(void *p, enum seg_kind kind)
+static HL_NOINLINE void free_other_slow(void *p)
 {
     if (p == NULL)
         return;
+    enum seg_kind kind = registry_kind((uintptr_t)p);
     if (kind == KIND_MEDIUM)
         medium_free(p);
     else if (kind == KIND_LARGE)
@@ -113,19 +110,18 @@ static HL_NOINLINE void free_other_slow(void *p, enum seg_kind kind)
 void *hl_malloc(size_t size)
 {
     if (HL_LIKELY(size <= SMALL_MAX))
-        return small_malloc(size, size_to_class(size));
+        return small_malloc(size, size_to_bin_offset(size));
     return malloc_big_slow(size);
 }
 
 void hl_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    enum seg_kind kind = registry_kind(a);
-    if (HL_LIKELY(kind == KIND_SMALL)) {
+    if (HL_LIKELY(registry_is_small(a))) {
         small_free(a);
         return;
     }
-    free_other_slow(p, kind);
+    free_other_slow(p);
 }
 
 void hl_free_sized(void *p, size_t size)
@@ -166,8 +162,8 @@ size_t hl_usable_size(void *p)
     switch (registry_kind(a)) {
     case KIND_SMALL: {
         _Atomic uint16_t *slot;
-        uint16_t slack;
-        return hl_classes[small_validate(a, &slot, &slack)].size;
+        uint16_t value;
+        return small_validate(a, &slot, &value)->size;
     }
     case KIND_MEDIUM:
         return medium_usable(p);
@@ -195,7 +191,7 @@ static void *aligned_internal(size_t align, size_t size)
     hl_ensure_init();
     unsigned cls = class_for_aligned(size, align);
     if (cls < NCLASSES)
-        return small_malloc(size, cls);
+        return small_malloc(size, (size_t)cls * BIN_BYTES);
     if (align > LARGE_ALIGN_MAX) {
         errno = ENOMEM;
         return NULL;
@@ -287,14 +283,14 @@ void *hl_realloc(void *p, size_t size)
     }
     if (kind == KIND_SMALL) {
         _Atomic uint16_t *slot;
-        uint16_t slack;
-        unsigned cls = small_validate(a, &slot, &slack);
-        const struct size_class *c = &hl_classes[cls];
+        uint16_t value;
+        const struct page_info *pi = small_validate(a, &slot, &value);
+        const struct size_class *c = &hl_classes[pi->cls];
         /* stay when the block fits and is not more than twice too big */
-        if (size <= c->size && (size > c->size / 2 || size_to_class(size) == cls)) {
-            size_t old_request = c->size + 1 - (size_t)slack;
-            small_mark_live(a, c, size);
-            tc_add(&hl_tc.small_requested, size - old_request);
+        if (size <= c->size && (size > c->size / 2 || size_to_class(size) == pi->cls)) {
+            size_t old_request = (size_t)value - 1;
+            atomic_store_explicit(slot, slot_value(size), memory_order_relaxed);
+            count_request_change(size, old_request);
             return p;
         }
         return realloc_move(p, c->size, size);

@@ -56,7 +56,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
                 if (sl != 0)
                     (*live_blocks)++;
                 if (sl > c->size + 1) {
-                    hl_report("slack larger than the block", span_start(seg, head) + idx * c->size);
+                    hl_report("recorded request larger than the block", span_start(seg, head) + idx * c->size);
                     bad++;
                 }
                 /* an out block must not overlap a purged OS page */
@@ -126,9 +126,11 @@ static int check_small(void)
     /* blocks out of spans are either live (slack set) or in a thread cache */
     size_t cached[NCLASSES] = {0};
     pthread_mutex_lock(&hl_threads.lock);
+    for (unsigned cls = 0; cls < NCLASSES; cls++)
+        cached[cls] = hl_threads.orphaned[cls];
     for (struct tcache *tc = hl_threads.head; tc; tc = tc->next)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            cached[cls] += atomic_load_explicit(&tc->bins[cls].count, memory_order_relaxed);
+            cached[cls] += SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
     pthread_mutex_unlock(&hl_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct class_central *cc = &hl_central[cls];
@@ -187,7 +189,8 @@ static int check_small(void)
                 break;
             }
         }
-        if (n != atomic_load_explicit(&hl_tc.bins[cls].count, memory_order_relaxed) || n > hl_tc.bins[cls].limit + 1u) {
+        const struct tbin *b = &hl_tc.bins[cls];
+        if (n != bin_count(b) || b->room < 0 || (uint32_t)b->room > b->limit) {
             hl_report("thread cache count disagrees with its list; class", cls);
             bad++;
         }

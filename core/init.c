@@ -1,4 +1,13 @@
-/* heaplab core: process start-up, the lock order, fork and trim. */
+/* heaplab core: process start-up, the lock order, fork and trim.
+ *
+ * Fork safety rests on two facts:
+ *   - the fork handlers are registered before any second thread can exist
+ *     (a constructor initialises the core before main, and before the
+ *     constructors of the program that might start threads), so no fork can
+ *     happen between a thread taking a core lock and the handlers existing;
+ *   - the prepare handler takes every core lock, init_lock included, in the
+ *     one lock order, so no lock is mid-update when the address space is
+ *     copied. Fast paths take no lock at all; decay only trylocks. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -25,11 +34,12 @@ void hl_unlock_all(void)
         pthread_mutex_unlock(&hl_class_locks[i]);
 }
 
-/* fork: no lock may be held by a thread that will not exist in the child */
+/* fork: no lock may be held by a thread that will not exist in the child.
+ * init_lock comes first: a thread inside hl_init_slow may go on to take
+ * class locks (pthread_atfork can allocate). */
 static void fork_prepare(void)
 {
-    /* pairs with the release in hl_init_slow (for ThreadSanitizer) */
-    (void)atomic_load_explicit(&hl_initialized, memory_order_acquire);
+    pthread_mutex_lock(&init_lock);
     hl_lock_all();
     pthread_mutex_lock(&hl_threads.lock);
 }
@@ -38,13 +48,16 @@ static void fork_parent(void)
 {
     pthread_mutex_unlock(&hl_threads.lock);
     hl_unlock_all();
+    pthread_mutex_unlock(&init_lock);
 }
 
 static void fork_child(void)
 {
     /* the forking thread holds every lock: it is the child's only thread */
+    tcache_after_fork_child();
     pthread_mutex_unlock(&hl_threads.lock);
     hl_unlock_all();
+    pthread_mutex_unlock(&init_lock);
 }
 
 void hl_init_slow(void)
@@ -60,10 +73,19 @@ void hl_init_slow(void)
         atomic_store_explicit(&hl_clock_ms, os_now_ms(), memory_order_relaxed);
         tcache_create_key();
         atomic_store_explicit(&hl_initialized, 1, memory_order_release);
-        /* last: it may allocate, which must find heaplab ready */
+        /* last: it may allocate, which must find heaplab ready (that
+         * allocation takes class locks, never init_lock) */
         pthread_atfork(fork_prepare, fork_parent, fork_child);
     }
     pthread_mutex_unlock(&init_lock);
+}
+
+/* Initialise before main: the fork handlers must exist before the program
+ * can start a thread, or a fork racing a thread's first allocation copies
+ * a held lock into the child (which then hangs on its first allocation). */
+__attribute__((constructor)) static void hl_init_at_load(void)
+{
+    hl_ensure_init();
 }
 
 size_t hl_trim(void)

@@ -75,6 +75,22 @@
  * must stay inside the first chunk, which bounds the alignment. */
 #define LARGE_ALIGN_MAX (SEG_SIZE / 2)
 
+/* ---- counters written by one thread, read by others -------------------- */
+
+/* Thread-cache fields are written only by their owner and read by other
+ * threads only for stats and checks (which are exact only while nobody
+ * allocates). A plain read-modify-write is one instruction on the fast
+ * path; ThreadSanitizer builds use relaxed atomics instead, so those reads
+ * are not reported as races. */
+#if defined(__SANITIZE_THREAD__)
+#define OWNER_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#else
+#define OWNER_STORE(x, v) ((x) = (v))
+#endif
+#define OWNER_ADD(x, v) OWNER_STORE(x, (x) + (v))
+/* a read by a thread other than the owner */
+#define SHARED_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
 /* ---- size classes (size_class.c) --------------------------------------- */
 
 /* Classes 0..7 are 16..128 B in steps of 16; above 128 B there are 8 classes
@@ -104,6 +120,13 @@ extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
  * request to the slow path), hence relaxed atomics. */
 extern _Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
 
+/* Bytes between two thread-cache bins (struct tbin, pinned below). */
+#define BIN_BYTES 16
+/* hl_class_of scaled to a byte offset into the thread cache's bins, so the
+ * fast malloc indexes them without a shift (same indexing and lifetime as
+ * hl_class_of) */
+extern _Atomic uint16_t hl_bin_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
+
 /* The arithmetic definition the table is filled from. */
 static inline unsigned size_to_class_slow(size_t size)
 {
@@ -120,6 +143,11 @@ static inline unsigned size_to_class(size_t size)
     return atomic_load_explicit(&hl_class_of[(size + HL_ALIGN - 1) >> HL_ALIGN_SHIFT], memory_order_relaxed);
 }
 
+static inline size_t size_to_bin_offset(size_t size)
+{
+    return atomic_load_explicit(&hl_bin_of[(size + HL_ALIGN - 1) >> HL_ALIGN_SHIFT], memory_order_relaxed);
+}
+
 /* Smallest class whose blocks can be `align`-aligned and hold `size`, or
  * NCLASSES when the small path cannot serve it. */
 unsigned class_for_aligned(size_t size, size_t align) HL_INTERNAL;
@@ -133,6 +161,13 @@ enum seg_kind { KIND_NONE = 0, KIND_SMALL = 1, KIND_MEDIUM = 2, KIND_LARGE = 3 }
 #define REGISTRY_ENTRIES ((size_t)1 << (ADDRESS_BITS - SEG_SHIFT))
 
 extern _Atomic uint8_t hl_registry[REGISTRY_ENTRIES] HL_INTERNAL;
+
+/* the fast free's test: one bounds check and one byte compare */
+static inline bool registry_is_small(uintptr_t a)
+{
+    size_t i = a >> SEG_SHIFT;
+    return HL_LIKELY(i < REGISTRY_ENTRIES) && atomic_load_explicit(&hl_registry[i], memory_order_relaxed) == KIND_SMALL;
+}
 
 static inline enum seg_kind registry_kind(uintptr_t a)
 {
@@ -168,7 +203,7 @@ _Static_assert(sizeof(struct span) <= 64, "span fits one cache line");
 _Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a span");
 
 #define SMALL_SEG_MAGIC 0x68656170736d616cULL /* "heapsmal" */
-/* Bytes of bitmap and of slack array reserved per 64 KiB page: the smallest
+/* Bytes of bitmap and of slot array reserved per 64 KiB page: the smallest
  * class (16 B) has PAGE_SIZE/16 blocks per page. */
 #define MAX_BLOCKS_PER_PAGE (PAGE_SIZE / HL_ALIGN)
 #define BITMAP_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE / 8)
@@ -179,17 +214,34 @@ _Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a s
 #define CACHE_LINE 64
 #define SLACK_STRIDE (SLACK_BYTES_PER_PAGE + CACHE_LINE)
 
-/* A small segment: header, then the bitmaps, then the slack arrays (the
- * request size of each live block, stored as block size - request + 1; 0
- * means "not live", which catches double frees), then the pages. */
+/* What free() needs to know about a page, from the address alone: one
+ * 32-byte entry per page, a copy for every page of a span. All zero for a
+ * page no span holds: a recip of 0 fails every offset check, so free() needs
+ * no separate "is this page in use" test. */
+struct page_info {
+    uint64_t span_mask;      /* span bytes - 1: a block's span offset is addr & span_mask */
+    /* ceil(2^64 / size). For an offset `off` in the span, off * recip (128
+     * bits) has the block index in its high half, and its low half is below
+     * recip exactly when size divides off (the span has at most 4096 blocks
+     * and size <= 8192, so the rounding error never reaches recip). */
+    uint64_t recip;
+    _Atomic uint16_t *slots; /* the span's slot array */
+    uint32_t size;           /* block size */
+    uint16_t bin_offset;     /* cls * BIN_BYTES: the class's thread-cache bin */
+    uint8_t cls;
+    uint8_t unused;
+};
+_Static_assert(sizeof(struct page_info) == 32, "page_info layout: one shift to index");
+
+/* A small segment: header, then the bitmaps, then the slot arrays (the
+ * request size + 1 of each live block; 0 means "not live", which catches
+ * double frees), then the pages. */
 struct small_seg {
     uint64_t magic;
     struct small_seg *next, *prev; /* pool list */
     uint64_t free_pages;           /* bit p: page p is unassigned (and untouched) */
     uint8_t page_class[PAGES_PER_SEG]; /* class + 1 of the span holding page p; 0: none */
-    /* a copy of the class's geometry for every page of a span, so free()
-     * reads it from the address alone, in parallel with page_class */
-    struct size_class page_geometry[PAGES_PER_SEG];
+    struct page_info page_info[PAGES_PER_SEG];
     struct span spans[PAGES_PER_SEG];  /* valid at the first page of each span */
 };
 #define SMALL_BITMAP_OFFSET ((size_t)8192)
@@ -293,7 +345,7 @@ extern _Atomic uint64_t hl_dirty_classes[2] HL_INTERNAL;
 /* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
 extern _Atomic uint64_t hl_clock_ms HL_INTERNAL;
 
-/* A free block on a thread cache list. It also carries its own slack slot,
+/* A free block on a thread cache list. It also carries its own slot,
  * found when it was freed or refilled, so malloc does not recompute it. */
 struct tnode {
     struct tnode *next;
@@ -314,24 +366,33 @@ size_t central_purge(unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, s
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
-/* One bin per class. Invariant: `count` nodes on `head`, count <= limit;
- * limit == 0 while caches are off or the thread is not (or no longer) set up,
- * which sends every operation to the slow path. */
+/* One bin per class. Invariant: limit - room nodes on `head`, 0 <= room <=
+ * limit; limit == 0 while caches are off or the thread is not (or no
+ * longer) set up, which sends every operation to the slow path. Keeping the
+ * room rather than the count makes the fast free one decrement and a sign
+ * test (it goes slow when room would drop below 0, and the slow path gives
+ * that unit back). */
 struct tbin {
     struct tnode *head;
-    _Atomic uint32_t count;
-    uint32_t limit;
+    int32_t room;   /* OWNER_STORE / SHARED_READ */
+    uint32_t limit; /* OWNER_STORE / SHARED_READ */
 };
-_Static_assert(sizeof(struct tbin) == 16, "tbin layout");
+_Static_assert(sizeof(struct tbin) == BIN_BYTES, "tbin layout");
+
+/* blocks in a bin, for its owner */
+static inline uint32_t bin_count(const struct tbin *b)
+{
+    return b->limit - (uint32_t)b->room;
+}
 
 enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };
 
-/* Per-thread cache, in initial-exec TLS. Only the owner writes; counters are
- * atomics (relaxed, plain moves on x86) so stats can read them from others. */
+/* Per-thread cache, in initial-exec TLS. Only the owner writes. */
 struct tcache {
     struct tbin bins[NCLASSES];
-    _Atomic size_t small_requested; /* requests malloc'd - freed by this thread, mod 2^64 */
-    _Atomic size_t allocs;          /* small allocations (frees are derived in stats.c) */
+    /* OWNER_STORE / SHARED_READ: */
+    size_t small_requested;         /* requests malloc'd - freed by this thread, mod 2^64 */
+    size_t allocs;                  /* small allocations (frees are derived in stats.c) */
     size_t peak_reported;           /* part of small_requested already in hl_live_approx */
     uint32_t slow_events;
     uint8_t state;
@@ -341,18 +402,43 @@ struct tcache {
 
 extern __thread struct tcache hl_tc __attribute__((tls_model("initial-exec"))) HL_INTERNAL;
 
+/* The calling thread's cache, computed once into a register: without the
+ * empty asm the compiler re-derives it from the thread pointer for every
+ * field it touches. */
+static inline struct tcache *tcache_self(void)
+{
+    struct tcache *tc = &hl_tc;
+    __asm__("" : "+r"(tc));
+    return tc;
+}
+
+static inline struct tbin *tcache_bin_at(struct tcache *tc, size_t bin_offset)
+{
+    return (struct tbin *)((char *)tc->bins + bin_offset);
+}
+
 struct thread_list {
     pthread_mutex_t lock;
     struct tcache *head;
     /* counters of threads that exited (or ran without a cache) */
     _Atomic size_t small_requested, allocs;
+    /* blocks per class held by the caches of threads that did not survive
+     * a fork: lost to this process, still counted as cached */
+    size_t orphaned[NCLASSES];
 };
 extern struct thread_list hl_threads HL_INTERNAL;
 extern _Atomic int hl_tcache_on HL_INTERNAL;
 
 void *small_malloc_slow(size_t size, unsigned cls) HL_INTERNAL;
-void small_free_slow(void *p, unsigned cls, size_t request) HL_INTERNAL;
+/* `slot` (already 0) held `request + 1` */
+void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request) HL_INTERNAL;
 void tcache_flush_all(struct tcache *tc) HL_INTERNAL;
+/* A live block's request changed from `before` to `now` bytes (realloc in place). */
+void count_request_change(size_t now, size_t before) HL_INTERNAL;
+/* In a fork child, with hl_threads.lock held: drops every other thread's
+ * cache from the thread list (glibc may reuse those threads' TLS for new
+ * threads, zeroing it) and folds its counters into hl_threads. */
+void tcache_after_fork_child(void) HL_INTERNAL;
 void tcache_create_key(void) HL_INTERNAL;
 /* brings the calling thread's cache in line with hl_tcache_on now */
 void tcache_apply_mode(void) HL_INTERNAL;
@@ -432,7 +518,8 @@ static inline void hl_ensure_init(void)
         hl_init_slow();
 }
 /* Takes every class lock (stripe), the pool, the arenas and the large lock, in that
- * order (the one lock order of the core). */
+ * order (the one lock order of the core; the fork handlers wrap it in
+ * init_lock first and hl_threads.lock last). */
 void hl_lock_all(void) HL_INTERNAL;
 void hl_unlock_all(void) HL_INTERNAL;
 
@@ -460,8 +547,8 @@ static inline void hl_assert(int ok, const char *what)
 
 /* ---- small block helpers shared by api.c and tcache.c ------------------ */
 
-/* The slack slot of the block at `a` (class c): block size - request + 1
- * while the block is live, 0 otherwise. */
+/* The slot of the block at `a` (class c): request + 1 while the block is
+ * live, 0 otherwise. */
 static inline _Atomic uint16_t *small_slack_slot(uintptr_t a, const struct size_class *c)
 {
     size_t off = a & c->span_mask;
@@ -471,9 +558,16 @@ static inline _Atomic uint16_t *small_slack_slot(uintptr_t a, const struct size_
     return (_Atomic uint16_t *)slots + idx;
 }
 
+/* the value a live block's slot holds for a request of `request` bytes */
+static inline uint16_t slot_value(size_t request)
+{
+    return (uint16_t)(request + 1);
+}
+_Static_assert(SMALL_MAX + 1 <= UINT16_MAX, "a slot holds any small request + 1");
+
 static inline void small_mark_live(uintptr_t a, const struct size_class *c, size_t request)
 {
-    atomic_store_explicit(small_slack_slot(a, c), (uint16_t)(c->size - request + 1), memory_order_relaxed);
+    atomic_store_explicit(small_slack_slot(a, c), slot_value(request), memory_order_relaxed);
 }
 
 #endif

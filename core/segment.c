@@ -84,8 +84,16 @@ struct span *segment_span_alloc(unsigned cls)
     }
     seg->free_pages &= ~run_mask((unsigned)head, k);
     hl_pool.free_page_count -= k;
+    struct page_info info = {
+        .span_mask = c->span_mask,
+        .recip = UINT64_MAX / c->size + 1, /* ceil(2^64 / size) */
+        .slots = (_Atomic uint16_t *)span_slack(seg, (unsigned)head),
+        .size = c->size,
+        .bin_offset = (uint16_t)(cls * BIN_BYTES),
+        .cls = (uint8_t)cls,
+    };
     for (unsigned p = (unsigned)head; p < (unsigned)head + k; p++) {
-        seg->page_geometry[p] = *c;
+        seg->page_info[p] = info;
         seg->page_class[p] = (uint8_t)(cls + 1);
     }
     pthread_mutex_unlock(&hl_pool.lock);
@@ -118,8 +126,10 @@ void segment_span_release(struct span *s)
     if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
         atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
     pthread_mutex_lock(&hl_pool.lock);
-    for (unsigned p = head; p < head + k; p++)
+    for (unsigned p = head; p < head + k; p++) {
         seg->page_class[p] = 0;
+        memset(&seg->page_info[p], 0, sizeof seg->page_info[p]);
+    }
     seg->free_pages |= run_mask(head, k);
     hl_pool.free_page_count += k;
     pthread_mutex_unlock(&hl_pool.lock);

@@ -62,14 +62,18 @@ static void small_stats(hl_stats_t *s)
 
     size_t tcache = 0, requested = atomic_load_explicit(&hl_threads.small_requested, memory_order_relaxed);
     size_t allocs = atomic_load_explicit(&hl_threads.allocs, memory_order_relaxed);
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        tcache += hl_threads.orphaned[cls] * hl_classes[cls].size;
+        cached_blocks += hl_threads.orphaned[cls];
+    }
     for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
         for (unsigned cls = 0; cls < NCLASSES; cls++) {
-            size_t n = atomic_load_explicit(&tc->bins[cls].count, memory_order_relaxed);
+            size_t n = SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
             tcache += n * hl_classes[cls].size;
             cached_blocks += n;
         }
-        requested += atomic_load_explicit(&tc->small_requested, memory_order_relaxed);
-        allocs += atomic_load_explicit(&tc->allocs, memory_order_relaxed);
+        requested += SHARED_READ(tc->small_requested);
+        allocs += SHARED_READ(tc->allocs);
     }
     /* every small block ever allocated is live or freed; the live ones are
      * the blocks out of spans that no cache holds */

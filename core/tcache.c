@@ -33,19 +33,24 @@ static unsigned bin_limit(unsigned cls)
 
 static void set_limits(struct tcache *tc, bool on)
 {
-    for (unsigned cls = 0; cls < NCLASSES; cls++)
-        tc->bins[cls].limit = on ? bin_limit(cls) : 0;
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        struct tbin *b = &tc->bins[cls];
+        uint32_t count = bin_count(b);
+        uint32_t limit = on ? bin_limit(cls) : 0;
+        OWNER_STORE(b->limit, limit);
+        OWNER_STORE(b->room, (int32_t)(limit - count));
+    }
 }
 
 void tcache_flush_all(struct tcache *tc)
 {
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         struct tbin *b = &tc->bins[cls];
-        unsigned n = atomic_load_explicit(&b->count, memory_order_relaxed);
+        unsigned n = bin_count(b);
         if (n) {
             central_flush(cls, b->head, n);
             b->head = NULL;
-            atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+            OWNER_STORE(b->room, (int32_t)b->limit);
         }
     }
 }
@@ -62,12 +67,33 @@ static void thread_exit(void *arg)
         hl_threads.head = tc->next;
     if (tc->next)
         tc->next->prev = tc->prev;
-    atomic_fetch_add_explicit(&hl_threads.small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed), memory_order_relaxed);
-    atomic_fetch_add_explicit(&hl_threads.allocs, atomic_load_explicit(&tc->allocs, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&tc->small_requested, 0, memory_order_relaxed);
-    atomic_store_explicit(&tc->allocs, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hl_threads.small_requested, tc->small_requested, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hl_threads.allocs, tc->allocs, memory_order_relaxed);
+    OWNER_STORE(tc->small_requested, 0);
+    OWNER_STORE(tc->allocs, 0);
     pthread_mutex_unlock(&hl_threads.lock);
     tc->state = THREAD_DEAD;
+}
+
+void tcache_after_fork_child(void)
+{
+    struct tcache *self = &hl_tc;
+    bool self_listed = false;
+    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
+        if (tc == self) {
+            self_listed = true;
+            continue;
+        }
+        /* the lists themselves may be mid-update (the fast paths write
+         * them without ordering), so they are not walked: their blocks
+         * stay out, counted as cached */
+        for (unsigned cls = 0; cls < NCLASSES; cls++)
+            hl_threads.orphaned[cls] += SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
+        atomic_fetch_add_explicit(&hl_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
+        atomic_fetch_add_explicit(&hl_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
+    }
+    hl_threads.head = self_listed ? self : NULL;
+    self->prev = self->next = NULL;
 }
 
 void tcache_create_key(void)
@@ -125,8 +151,8 @@ static void count_alloc(struct tcache *tc, size_t request)
         atomic_fetch_add_explicit(&hl_threads.allocs, 1, memory_order_relaxed);
         return;
     }
-    atomic_store_explicit(&tc->small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed) + request, memory_order_relaxed);
-    atomic_store_explicit(&tc->allocs, atomic_load_explicit(&tc->allocs, memory_order_relaxed) + 1, memory_order_relaxed);
+    OWNER_ADD(tc->small_requested, request);
+    OWNER_ADD(tc->allocs, 1);
 }
 
 static void count_free(struct tcache *tc, size_t request)
@@ -135,7 +161,17 @@ static void count_free(struct tcache *tc, size_t request)
         atomic_fetch_sub_explicit(&hl_threads.small_requested, request, memory_order_relaxed);
         return;
     }
-    atomic_store_explicit(&tc->small_requested, atomic_load_explicit(&tc->small_requested, memory_order_relaxed) - request, memory_order_relaxed);
+    OWNER_ADD(tc->small_requested, (size_t)0 - request);
+}
+
+void count_request_change(size_t now, size_t before)
+{
+    struct tcache *tc = &hl_tc;
+    if (tc->state == THREAD_DEAD) {
+        atomic_fetch_add_explicit(&hl_threads.small_requested, now - before, memory_order_relaxed);
+        return;
+    }
+    OWNER_ADD(tc->small_requested, now - before);
 }
 
 /* feeds the peak-live sampler with what this thread changed since last time */
@@ -143,7 +179,7 @@ static void report_live(struct tcache *tc)
 {
     if (tc->state == THREAD_DEAD)
         return;
-    size_t now = atomic_load_explicit(&tc->small_requested, memory_order_relaxed);
+    size_t now = tc->small_requested;
     stats_note_live((intptr_t)(now - tc->peak_reported));
     tc->peak_reported = now;
 }
@@ -169,11 +205,11 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
             if (n == 0)
                 goto out_of_memory;
             b->head = list->next;
-            atomic_store_explicit(&b->count, n - 1, memory_order_relaxed);
+            OWNER_STORE(b->room, (int32_t)(b->limit - (n - 1)));
         } else {
             list = b->head;
             b->head = list->next;
-            atomic_store_explicit(&b->count, atomic_load_explicit(&b->count, memory_order_relaxed) - 1, memory_order_relaxed);
+            OWNER_ADD(b->room, 1);
         }
     } else if (central_refill(cls, 1, &list) == 0) {
         goto out_of_memory;
@@ -189,20 +225,22 @@ out_of_memory:
     return NULL;
 }
 
-HL_NOINLINE void small_free_slow(void *p, unsigned cls, size_t request)
+HL_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request)
 {
     struct tcache *tc = &hl_tc;
     struct tnode *node = p;
-    node->slack = small_slack_slot((uintptr_t)p, &hl_classes[cls]);
+    /* the fast path took a unit of room it did not use */
+    OWNER_ADD(tc->bins[cls].room, 1);
+    node->slack = slot;
     count_free(tc, request);
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
         node->next = b->head;
         b->head = node;
-        unsigned count = atomic_load_explicit(&b->count, memory_order_relaxed) + 1;
+        unsigned count = bin_count(b) + 1;
         if (count <= b->limit) {
             /* the cache was just switched on: there is room */
-            atomic_store_explicit(&b->count, count, memory_order_relaxed);
+            OWNER_ADD(b->room, -1);
             return;
         }
         /* the bin is full: return the newest half (still in cache, and the
@@ -215,7 +253,7 @@ HL_NOINLINE void small_free_slow(void *p, unsigned cls, size_t request)
         struct tnode *flushed = b->head;
         b->head = last->next;
         last->next = NULL;
-        atomic_store_explicit(&b->count, keep, memory_order_relaxed);
+        OWNER_STORE(b->room, (int32_t)(b->limit - keep));
         central_flush(cls, flushed, give);
     } else {
         node->next = NULL;

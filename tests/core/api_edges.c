@@ -54,6 +54,21 @@ static void free_interior_small(void)
     char *p = hl_malloc(64);
     hl_free(p + 16);
 }
+/* a 16-byte multiple inside a block of a class whose size is not a power
+ * of two: only the exact divisibility check can tell */
+static void free_interior_odd_class(void)
+{
+    char *p = hl_malloc(600);
+    hl_free(p + 320);
+}
+/* the block went back to its span's bitmap in between */
+static void double_free_after_flush(void)
+{
+    void *p = hl_malloc(48);
+    hl_free(p);
+    hl_thread_flush();
+    hl_free(p);
+}
 static void double_free_small(void)
 {
     void *p = hl_malloc(48);
@@ -196,6 +211,10 @@ int main(void)
     CHECK("free of a stack pointer aborts with one line", dies_with(free_stack_pointer, "heaplab: free(): invalid pointer 0x"));
     CHECK("free of an interior small pointer aborts", dies_with(free_interior_small, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (small) aborts", dies_with(double_free_small, "heaplab: free(): invalid pointer 0x"));
+    CHECK("free inside a block of a non-power-of-two class aborts",
+          dies_with(free_interior_odd_class, "heaplab: free(): invalid pointer 0x"));
+    CHECK("double free after the block went back to its span aborts",
+          dies_with(double_free_after_flush, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (medium) aborts", dies_with(double_free_medium, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (large) aborts", dies_with(double_free_large, "heaplab: free(): invalid pointer 0x"));
     CHECK("free of an interior large pointer aborts", dies_with(free_interior_large, "heaplab: free(): invalid pointer 0x"));
