@@ -83,3 +83,33 @@ const char *alloc_dl_path(void *handle)
         return "unknown";
     return map->l_name;
 }
+
+void *alloc_dl_open_table(const char *label, const char *soname, const char *package,
+                          const alloc_dl_names *names, alloc_table *out, void **aligned_sym,
+                          char *err, size_t errlen, char **argv)
+{
+    void *h = alloc_dl_open(label, soname, package, err, errlen, argv);
+    if (!h)
+        return NULL;
+    void *sym_malloc, *sym_free, *sym_calloc, *sym_realloc, *sym_aligned, *sym_usable;
+    const alloc_dl_symbol mandatory[] = {
+        {names->malloc, &sym_malloc},          {names->free, &sym_free},
+        {names->calloc, &sym_calloc},          {names->realloc, &sym_realloc},
+        {names->aligned_alloc, &sym_aligned},  {names->usable_size, &sym_usable},
+    };
+    if (alloc_dl_need_all(h, label, mandatory, sizeof mandatory / sizeof mandatory[0], err,
+                          errlen) != 0)
+        return NULL;
+    out->library = alloc_dl_path(h);
+    /* these libraries also export malloc & co. under the standard names */
+    out->preload = out->library;
+    out->malloc = (void *(*)(size_t))sym_malloc;
+    out->free = (void (*)(void *))sym_free;
+    out->calloc = (void *(*)(size_t, size_t))sym_calloc;
+    out->realloc = (void *(*)(void *, size_t))sym_realloc;
+    out->aligned_alloc = (void *(*)(size_t, size_t))sym_aligned;
+    out->usable_size = (size_t(*)(void *))sym_usable;
+    if (aligned_sym)
+        *aligned_sym = sym_aligned;
+    return h;
+}

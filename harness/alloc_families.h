@@ -59,6 +59,21 @@ typedef struct alloc_dl_symbol {
 int alloc_dl_need_all(void *handle, const char *label, const alloc_dl_symbol *list,
                       size_t count, char *err, size_t errlen);
 
+/* The names one library gives the six entries every table has. */
+typedef struct alloc_dl_names {
+    const char *malloc, *free, *calloc, *realloc, *aligned_alloc, *usable_size;
+} alloc_dl_names;
+
+/* Opens the library (alloc_dl_open), resolves the six mandatory entries by
+ * `names` into `out`, and sets out->library and out->preload to its path.
+ * The aligned entry is taken to have aligned_alloc's (align, size) shape; a
+ * library whose entry has another shape wraps it and replaces
+ * out->aligned_alloc afterwards (its raw address is in *aligned_sym).
+ * Returns the handle, or NULL with a one-line reason in err. */
+void *alloc_dl_open_table(const char *label, const char *soname, const char *package,
+                          const alloc_dl_names *names, alloc_table *out, void **aligned_sym,
+                          char *err, size_t errlen, char **argv);
+
 /* The loaded file's path (from the link map), or "unknown". The string lives
  * as long as the library stays loaded (it is never closed). */
 const char *alloc_dl_path(void *handle);

@@ -67,18 +67,11 @@ static int jemalloc_stats(alloc_stat *out, int max)
 
 int alloc_open_jemalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 {
-    const char *label = "jemalloc";
-    void *h = alloc_dl_open(label, JEMALLOC_SONAME, JEMALLOC_PACKAGE, err, errlen, argv);
+    static const alloc_dl_names names = {"malloc", "free", "calloc", "realloc",
+                                         "aligned_alloc", "malloc_usable_size"};
+    void *h = alloc_dl_open_table("jemalloc", JEMALLOC_SONAME, JEMALLOC_PACKAGE, &names, out,
+                                  NULL, err, errlen, argv);
     if (!h)
-        return -1;
-    void *sym_malloc, *sym_free, *sym_calloc, *sym_realloc, *sym_aligned, *sym_usable;
-    const alloc_dl_symbol mandatory[] = {
-        {"malloc", &sym_malloc},   {"free", &sym_free},
-        {"calloc", &sym_calloc},   {"realloc", &sym_realloc},
-        {"aligned_alloc", &sym_aligned}, {"malloc_usable_size", &sym_usable},
-    };
-    if (alloc_dl_need_all(h, label, mandatory, sizeof mandatory / sizeof mandatory[0], err,
-                          errlen) != 0)
         return -1;
 
     je_mallctl = (mallctl_fn)alloc_dl_own_symbol(h, "mallctl");
@@ -93,14 +86,6 @@ int alloc_open_jemalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 
     out->name = "jemalloc";
     out->version = jemalloc_version;
-    out->library = alloc_dl_path(h);
-    out->preload = out->library;
-    out->malloc = (void *(*)(size_t))sym_malloc;
-    out->free = (void (*)(void *))sym_free;
-    out->calloc = (void *(*)(size_t, size_t))sym_calloc;
-    out->realloc = (void *(*)(void *, size_t))sym_realloc;
-    out->aligned_alloc = (void *(*)(size_t, size_t))sym_aligned;
-    out->usable_size = (size_t(*)(void *))sym_usable;
     out->free_sized = je_sdallocx ? jemalloc_free_sized : NULL;
     out->stats = je_mallctl ? jemalloc_stats : NULL;
     out->trim = je_mallctl ? jemalloc_trim : NULL;

@@ -93,19 +93,12 @@ int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv)
 
 int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 {
-    const char *label = "mimalloc";
-    void *h = alloc_dl_open(label, MIMALLOC_SONAME, MIMALLOC_PACKAGE, err, errlen, argv);
+    static const alloc_dl_names names = {"mi_malloc", "mi_free", "mi_calloc", "mi_realloc",
+                                         "mi_malloc_aligned_at", "mi_usable_size"};
+    void *sym_aligned;
+    void *h = alloc_dl_open_table("mimalloc", MIMALLOC_SONAME, MIMALLOC_PACKAGE, &names, out,
+                                  &sym_aligned, err, errlen, argv);
     if (!h)
-        return -1;
-
-    void *sym_malloc, *sym_free, *sym_calloc, *sym_realloc, *sym_aligned, *sym_usable;
-    const alloc_dl_symbol mandatory[] = {
-        {"mi_malloc", &sym_malloc},   {"mi_free", &sym_free},
-        {"mi_calloc", &sym_calloc},   {"mi_realloc", &sym_realloc},
-        {"mi_malloc_aligned_at", &sym_aligned}, {"mi_usable_size", &sym_usable},
-    };
-    if (alloc_dl_need_all(h, label, mandatory, sizeof mandatory / sizeof mandatory[0], err,
-                          errlen) != 0)
         return -1;
 
     int (*version_fn)(void) = (int (*)(void))alloc_dl_own_symbol(h, "mi_version");
@@ -124,16 +117,9 @@ int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 
     out->name = "mimalloc";
     out->version = mimalloc_version;
-    out->library = alloc_dl_path(h);
-    /* the same library exports malloc & co. under the standard names */
-    out->preload = out->library;
-    out->malloc = (void *(*)(size_t))sym_malloc;
-    out->free = (void (*)(void *))sym_free;
-    out->calloc = (void *(*)(size_t, size_t))sym_calloc;
-    out->realloc = (void *(*)(void *, size_t))sym_realloc;
+    /* mi_malloc_aligned_at(size, align, offset) has its own shape: wrapped */
     mi_malloc_aligned_at_fn = (void *(*)(size_t, size_t, size_t))sym_aligned;
     out->aligned_alloc = mimalloc_aligned_alloc;
-    out->usable_size = (size_t(*)(void *))sym_usable;
     out->free_sized = (void (*)(void *, size_t))alloc_dl_own_symbol(h, "mi_free_size");
     out->stats = mi_process_info_fn ? mimalloc_stats : NULL;
     out->trim = mi_collect_fn ? mimalloc_trim : NULL;

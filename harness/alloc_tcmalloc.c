@@ -70,18 +70,12 @@ const char *__lsan_default_suppressions(void)
 
 int alloc_open_tcmalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 {
-    const char *label = "tcmalloc";
-    void *h = alloc_dl_open(label, TCMALLOC_SONAME, TCMALLOC_PACKAGE, err, errlen, argv);
+    /* tc_memalign(align, size) has aligned_alloc's argument order */
+    static const alloc_dl_names names = {"tc_malloc", "tc_free", "tc_calloc", "tc_realloc",
+                                         "tc_memalign", "tc_malloc_size"};
+    void *h = alloc_dl_open_table("tcmalloc", TCMALLOC_SONAME, TCMALLOC_PACKAGE, &names, out,
+                                  NULL, err, errlen, argv);
     if (!h)
-        return -1;
-    void *sym_malloc, *sym_free, *sym_calloc, *sym_realloc, *sym_aligned, *sym_usable;
-    const alloc_dl_symbol mandatory[] = {
-        {"tc_malloc", &sym_malloc},   {"tc_free", &sym_free},
-        {"tc_calloc", &sym_calloc},   {"tc_realloc", &sym_realloc},
-        {"tc_memalign", &sym_aligned}, {"tc_malloc_size", &sym_usable},
-    };
-    if (alloc_dl_need_all(h, label, mandatory, sizeof mandatory / sizeof mandatory[0], err,
-                          errlen) != 0)
         return -1;
 
     tc_release_free_memory =
@@ -99,15 +93,6 @@ int alloc_open_tcmalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 
     out->name = "tcmalloc";
     out->version = tcmalloc_version;
-    out->library = alloc_dl_path(h);
-    out->preload = out->library;
-    out->malloc = (void *(*)(size_t))sym_malloc;
-    out->free = (void (*)(void *))sym_free;
-    out->calloc = (void *(*)(size_t, size_t))sym_calloc;
-    out->realloc = (void *(*)(void *, size_t))sym_realloc;
-    /* tc_memalign(align, size) has aligned_alloc's argument order */
-    out->aligned_alloc = (void *(*)(size_t, size_t))sym_aligned;
-    out->usable_size = (size_t(*)(void *))sym_usable;
     out->free_sized = (void (*)(void *, size_t))alloc_dl_own_symbol(h, "tc_free_sized");
     out->stats = tc_numeric_property ? tcmalloc_stats : NULL;
     out->trim = tc_release_free_memory ? tcmalloc_trim : NULL;
