@@ -114,7 +114,7 @@ static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
     void *dst = os_map_aligned(need, SEG_SIZE, "heaplab-large");
     if (!dst)
         return NULL;
-    if (os_remap_to(h, old, need, dst) != 0) {
+    if (os_move_to(h, old, dst) != 0) {
         os_unmap(dst, need);
         return NULL;
     }

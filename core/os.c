@@ -62,9 +62,9 @@ int os_remap_inplace(void *p, size_t old_size, size_t new_size)
     return q == MAP_FAILED ? -1 : 0;
 }
 
-int os_remap_to(void *p, size_t old_size, size_t new_size, void *dst)
+int os_move_to(void *p, size_t size, void *dst)
 {
-    void *q = mremap(p, old_size, new_size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+    void *q = mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
     return q == MAP_FAILED ? -1 : 0;
 }
 

@@ -43,11 +43,14 @@ int os_purge(void *p, size_t size) OS_HIDDEN;
  * Returns 0 on success, -1 when the neighbouring addresses are taken. */
 int os_remap_inplace(void *p, size_t old_size, size_t new_size) OS_HIDDEN;
 
-/* Moves the pages of [p, p+old) to `dst` (which must be a mapping of at
- * least new_size bytes that this call replaces), growing to new_size.
- * RSS: unchanged (pages move without copying; the grown part is untouched).
- * Returns 0 on success. */
-int os_remap_to(void *p, size_t old_size, size_t new_size, void *dst) OS_HIDDEN;
+/* Moves the pages of [p, p+size) onto the start of `dst`, a fresh mapping
+ * of at least `size` bytes; the rest of `dst` stays as it was (untouched
+ * zero pages), so a caller grows a mapping by moving it onto a bigger one.
+ * (The move never grows inside mremap itself: valgrind 3.19 marks a tail
+ * grown by MREMAP_FIXED inaccessible when the destination follows another
+ * mapping, and reports every later access to it.)
+ * RSS: unchanged (pages move without copying). Returns 0 on success. */
+int os_move_to(void *p, size_t size, void *dst) OS_HIDDEN;
 
 /* Monotonic time in milliseconds: drives the decay of free memory. Not a
  * fast-path call (a vDSO read, tens of nanoseconds). */
