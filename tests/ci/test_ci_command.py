@@ -50,6 +50,25 @@ def test_without_a_baseline_the_run_is_recorded_and_nothing_compared(ci, runner,
     assert not (tmp_path / "baseline").exists(), "no baseline is made unless asked"
 
 
+def test_the_summary_names_the_run_folder_this_job_made_even_when_latest_moves(
+        ci, runner, tmp_path, monkeypatch):
+    # another job sharing the output folder repoints `latest` while this one runs
+    from heaplab import rundir
+    other = tmp_path / "runs" / "99991231-235959"
+    real_point = rundir.point_latest
+
+    def point_then_steal(folder: pathlib.Path) -> None:
+        real_point(folder)
+        other.mkdir(parents=True, exist_ok=True)
+        real_point(other)
+    monkeypatch.setattr(rundir, "point_latest", point_then_steal)
+    status, _, err = ci("--out", str(tmp_path), "--runner", str(runner), *TINY)
+    assert status == 0, err
+    _, doc = _summary(tmp_path)
+    assert doc["run"] != str(other)
+    assert (pathlib.Path(doc["run"]) / "raw.jsonl").is_file()
+
+
 def test_update_baseline_copies_the_new_run_folder(ci, runner, tmp_path):
     baseline = _record_baseline(ci, runner, tmp_path)
     run = json.loads((tmp_path / "summary.json").read_text())["run"]

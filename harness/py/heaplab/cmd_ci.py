@@ -36,7 +36,7 @@ import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_run, compare, merge, paths, rundir
+from . import atomicio, catalog as catalog_mod, cmd_run, compare, merge, paths
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -115,15 +115,6 @@ def run_namespace(args: argparse.Namespace, runner: pathlib.Path, workloads: str
         full=False, workload=workloads, alloc=allocs, reps=REPS, threads=None,
         out=str(runs_dir), timeout=None, no_install=args.no_install, no_plots=True,
         runner=str(runner), shard=None, metric=METRIC)
-
-
-def _new_folder(runs_dir: pathlib.Path, before: set[str]) -> pathlib.Path | None:
-    """The run folder `run` just made: `latest`, provided it is new."""
-    latest = runs_dir / rundir.LATEST
-    if not latest.exists():
-        return None
-    folder = latest.resolve()
-    return folder if folder.name not in before else None
 
 
 def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:
@@ -253,11 +244,9 @@ def main(args: argparse.Namespace) -> int:
     allocs = args.alloc or ",".join(DEFAULT_ALLOCATORS)
 
     runs_dir = out / RUNS
-    before = {p.name for p in runs_dir.iterdir()} if runs_dir.is_dir() else set()
-    status = cmd_run.main(run_namespace(args, runner, workloads, allocs, runs_dir))
+    status, folder = cmd_run.run(run_namespace(args, runner, workloads, allocs, runs_dir))
     if status == EXIT_BAD_INPUT:
         return status
-    folder = _new_folder(runs_dir, before)
     if folder is None:
         print(f"ci: the run wrote no new run folder under {runs_dir}", file=sys.stderr)
         return EXIT_FAILED

@@ -134,6 +134,19 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
 
 
 def main(args: argparse.Namespace) -> int:
+    return run(args)[0]
+
+
+def run(args: argparse.Namespace) -> tuple[int, pathlib.Path | None]:
+    """Runs the matrix `args` describe: (exit status, the run folder it
+    wrote, or None when it stopped before making one)."""
+    made: list[pathlib.Path] = []
+    status = _run_matrix(args, made)
+    return status, (made[0] if made else None)
+
+
+def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
+    """The body of `run`; appends the run folder to `made` once it exists."""
     try:
         reps = catalog_mod.parse_positive(args.reps, "--reps")
         threads = catalog_mod.parse_threads(args.threads)
@@ -191,6 +204,7 @@ def main(args: argparse.Namespace) -> int:
     steps = [s for s in matrix.interleave(cells, reps) if s.cell.allocator not in unavailable]
     parent = pathlib.Path(args.out) if args.out else paths.results_runs()
     folder = rundir.create(parent)
+    made.append(folder)
     options = {"quick": not args.full, "reps": reps, "threads": threads, "timeout_s": timeout,
                "workload": args.workload, "alloc": args.alloc, "shard": args.shard,
                "metric": args.metric}
