@@ -1,14 +1,16 @@
 /* heaplab core: decay, the clock check that gives free memory back.
  *
  * Nothing on a fast path reads the clock. Every DECAY_EVENTS slow-path events
- * a thread reads it once; at most once per DECAY_MS process-wide, one thread
- * (the one that wins a compare-and-swap) purges what has been free for longer
- * than DECAY_MS while more than a budget of free memory is resident (and
- * anything free for LONG_DECAY_MS), with trylock so it never waits behind
- * another thread. */
+ * a thread reads it and the resident free bytes: above a budget, the oldest
+ * free memory is purged at once down to three quarters of it; and at most once
+ * per DECAY_MS process-wide, one thread (the one that wins a compare-and-swap)
+ * purges what has been free for LONG_DECAY_MS. Purges use trylock, so a
+ * purging thread never waits behind another. */
 #include "internal.h"
 
 static _Atomic uint64_t last_decay_ms;
+/* 1 while a thread purges the excess over the budget */
+static _Atomic int over_budget_purging;
 
 /* Small segments left completely empty are unmapped beyond this many. */
 #define SPARE_EMPTY_SEGMENTS 1
@@ -34,18 +36,21 @@ void decay_tick(uint32_t *events)
         return;
     uint64_t now = os_now_ms();
     atomic_store_explicit(&hl_clock_ms, now, memory_order_relaxed);
+    /* over the budget, the oldest free memory goes back at once, down to
+     * three quarters of the budget: a program that frees a large part of
+     * its heap gets it back before its next phase, not two ticks later */
+    size_t resident_free = atomic_load_explicit(&hl_os.free_resident, memory_order_relaxed);
+    if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
+        size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
+        purge_older_than(now, 0, true, &excess);
+        atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
+    }
     uint64_t last = atomic_load_explicit(&last_decay_ms, memory_order_relaxed);
     if (now - last < DECAY_MS)
         return;
     if (!atomic_compare_exchange_strong_explicit(&last_decay_ms, &last, now, memory_order_relaxed, memory_order_relaxed))
         return;
-    /* over the budget, the oldest free memory goes after DECAY_MS until a
-     * quarter of the budget is free again; anything goes after LONG_DECAY_MS */
-    size_t resident_free = atomic_load_explicit(&hl_os.free_resident, memory_order_relaxed);
-    if (resident_free > RETAIN_BYTES) {
-        size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
-        purge_older_than(now, DECAY_MS, true, &excess);
-    }
+    /* anything free for LONG_DECAY_MS goes, within the budget too */
     purge_older_than(now, LONG_DECAY_MS, true, NULL);
     large_purge(now, LARGE_DECAY_MS, true);
     segment_release_empty(SPARE_EMPTY_SEGMENTS);

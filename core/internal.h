@@ -478,10 +478,11 @@ int large_check(void) HL_INTERNAL;
 
 /* ---- decay (decay.c) --------------------------------------------------- */
 
-/* Free small pages and medium blocks go back to the OS after DECAY_MS while
- * more than RETAIN_BYTES of free memory is resident; below that budget only
- * after LONG_DECAY_MS, so a program that frees and soon reallocates a working
- * set (tmalloc-st-random) does not fault it all back in every round. */
+/* Free small pages and medium blocks go back to the OS at once, oldest
+ * first, while more than RETAIN_BYTES of free memory is resident; below that
+ * budget only after LONG_DECAY_MS, so a program that frees and soon
+ * reallocates a working set (tmalloc-st-random) does not fault it all back
+ * in every round. The slower clock-driven work runs at most every DECAY_MS. */
 #define DECAY_MS 2
 #define LONG_DECAY_MS 1000
 #define RETAIN_BYTES ((size_t)64 << 20)
@@ -490,8 +491,9 @@ int large_check(void) HL_INTERNAL;
 /* The clock is read once per this many slow-path events of a thread. */
 #define DECAY_EVENTS 16
 
-/* Called from slow paths; every DECAY_EVENTS calls reads the clock and, at
- * most once per DECAY_MS process-wide, purges what is old enough. */
+/* Called from slow paths; every DECAY_EVENTS calls reads the clock, purges
+ * the excess over the budget and, at most once per DECAY_MS process-wide,
+ * what is old enough. */
 void decay_tick(uint32_t *events) HL_INTERNAL;
 /* Purges everything free now (hl_trim); returns bytes released. */
 size_t decay_purge_all(void) HL_INTERNAL;

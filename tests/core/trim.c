@@ -3,7 +3,9 @@
  *  - decay: after a pause, a few slow-path events purge the free pages
  *    without any trim call (RSS drops, stats move bytes to untouched);
  *  - freeing more and calling hl_trim() returns it at once;
- *  - pages emptied in one size class serve another (mapped does not grow). */
+ *  - pages emptied in one size class serve another (mapped does not grow);
+ *  - budget: 160 MiB freed in a burst far shorter than any decay period
+ *    leaves no more than the 64 MiB budget of free memory resident. */
 #include <string.h>
 #include <time.h>
 
@@ -101,5 +103,22 @@ int main(void)
         hl_free(other[i]);
     hl_free(pin);
     CHECK("hl_check clean at the end", hl_check() == 0);
+
+    static void *burst[20480];
+    for (int i = 0; i < 20480; i++) {
+        burst[i] = hl_malloc(8192);
+        memset(burst[i], 0x55, 8192);
+    }
+    for (int i = 0; i < 20480; i++)
+        hl_free(burst[i]);
+    hl_stats_t burst_freed;
+    hl_stats(&burst_freed);
+    printf("info 160 MiB freed in a burst: free and resident %zu KiB\n",
+           (burst_freed.page_free + burst_freed.medium_free) >> 10);
+    /* the budget is checked every 16 slow-path events: what those free (a
+     * few 40 KiB flushes here) may be on top of it */
+    CHECK("right after a burst of frees, at most the 64 MiB budget (+ 2 MiB) of free memory is resident",
+          burst_freed.page_free + burst_freed.medium_free <= ((size_t)66 << 20));
+    CHECK("stats balanced after the burst", hl_stats_balanced(&burst_freed));
     return tu_finish();
 }
