@@ -36,13 +36,17 @@ void decay_tick(uint32_t *events)
         return;
     uint64_t now = os_now_ms();
     atomic_store_explicit(&hl_clock_ms, now, memory_order_relaxed);
-    /* over the budget, the oldest free memory goes back at once, down to
-     * three quarters of the budget: a program that frees a large part of
-     * its heap gets it back before its next phase, not two ticks later */
+    /* over the budget, free memory goes back at once, down to three
+     * quarters of the budget: a program that frees a large part of its heap
+     * gets it back before its next phase, not two ticks later. What was
+     * freed in the last DECAY_MS (likely to be reused soon) goes only when
+     * the older memory of every class is not enough. */
     size_t resident_free = atomic_load_explicit(&hl_os.free_resident, memory_order_relaxed);
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
-        purge_older_than(now, 0, true, &excess);
+        purge_older_than(now, DECAY_MS, true, &excess);
+        if (excess)
+            purge_older_than(now, 0, true, &excess);
         atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
     }
     uint64_t last = atomic_load_explicit(&last_decay_ms, memory_order_relaxed);
