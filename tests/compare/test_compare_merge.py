@@ -102,6 +102,22 @@ def test_merged_shards_equal_the_unsharded_run(tmp_path, fixtures):
     assert result.duplicates_dropped == 0
 
 
+def test_a_merged_folder_has_the_summary_and_tables_of_the_unsharded_run(tmp_path, fixtures, cli):
+    from heaplab import rundir
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    for name in ("raw.jsonl", "env.json"):
+        if (fixtures / "base" / name).exists():
+            (whole / name).write_bytes((fixtures / "base" / name).read_bytes())
+    rundir.derive(whole)
+    shards = split_into_shards(fixtures / "base", tmp_path, 3)
+    code, out, err = cli(merge, *shards, "--out", tmp_path / "merged")
+    assert code == 0, err
+    for name in ("summary.json", "tables.md", "tables.csv"):
+        assert (tmp_path / "merged" / name).read_text() == (whole / name).read_text(), name
+    assert (whole / "tables.md").read_text().strip() in out
+
+
 def test_merged_shards_compare_unchanged_against_the_unsharded_run(tmp_path, fixtures, cli):
     shards = split_into_shards(fixtures / "base", tmp_path, 3)
     code, _, err = cli(merge, *shards, "--out", tmp_path / "merged")
@@ -114,8 +130,8 @@ def test_merge_reports_what_it_did(tmp_path, fixtures, cli):
     shards = split_into_shards(fixtures / "base", tmp_path, 2)
     code, out, _ = cli(merge, *shards, "--out", tmp_path / "merged")
     assert code == 0
-    assert out.strip() == (f"merged 2 run folders: 81 documents, 9 cells, 0 duplicates dropped "
-                           f"-> {tmp_path / 'merged'}")
+    assert out.strip().splitlines()[-1] == (f"merged 2 run folders: 81 documents, 9 cells, "
+                                            f"0 duplicates dropped -> {tmp_path / 'merged'}")
     provenance = json.loads((tmp_path / "merged" / "merge.json").read_text())
     assert provenance["schema"] == "heaplab.merge/1" and provenance["documents"] == 81
 
@@ -243,3 +259,17 @@ def test_shard_of_takes_a_key_for_cells_that_are_objects():
     assert sorted(c.key for s in shards for c in s) == sorted(c.key for c in cells)
     with pytest.raises(TypeError, match="pass key= to shard_of"):
         shard_of(cells, 1, 2)
+
+
+def test_the_shards_plans_join_rows_and_allocators_in_order_with_the_most_repetitions():
+    from heaplab.merge import merge_plans
+    shard1 = {"plan": {"reps": 5, "allocators": [{"name": "system"}, {"name": "heaplab"}],
+                       "rows": [{"workload": "a", "threads": 1}, {"workload": "b", "threads": 1}]}}
+    shard2 = {"plan": {"reps": 3, "allocators": [{"name": "heaplab"}, {"name": "mimalloc"}],
+                       "rows": [{"workload": "b", "threads": 1}, {"workload": "b", "threads": 2}]}}
+    plan = merge_plans([shard1, {}, shard2])
+    assert plan == {"reps": 5,
+                    "allocators": [{"name": "system"}, {"name": "heaplab"}, {"name": "mimalloc"}],
+                    "rows": [{"workload": "a", "threads": 1}, {"workload": "b", "threads": 1},
+                             {"workload": "b", "threads": 2}]}
+    assert merge_plans([{}, {"hostname": "x"}]) is None

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from heaplab import catalog as catalog_mod, cmd_reproduce, published, pythons, runner as runner_mod
+from heaplab import catalog as catalog_mod, cmd_plot, cmd_reproduce, published, pythons, runner as runner_mod
 from heaplab import reproduce_table
 from heaplab.reproduce_table import fmt_measured
 
@@ -179,6 +179,12 @@ def test_memory_table_gets_a_published_and_a_measured_chart(reproduce, runner, t
         png = folder / f"reproduced-{MEMORY}-{side}.png"
         assert png.is_file() and png.stat().st_size > 0, side
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # `run.py plot` on the folder draws them again, beside the run's own charts
+    for side in ("published", "measured"):
+        (folder / f"reproduced-{MEMORY}-{side}.png").unlink()
+    assert cmd_plot.draw(folder) == 0
+    for side in ("published", "measured"):
+        assert (folder / f"reproduced-{MEMORY}-{side}.png").is_file(), side
 
 
 def test_chart_series_keeps_published_and_measured_apart():

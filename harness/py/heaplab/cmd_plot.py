@@ -1,4 +1,6 @@
-"""`run.py plot RUN_DIR`: draw a run folder's charts with the `plots` package.
+"""`run.py plot RUN_DIR`: draw a run folder's charts with the `plots` package
+(and, for a folder `run.py reproduce` wrote, its published-beside-measured
+memory charts).
 
 The driver itself needs only the standard library. When the interpreter
 running it has no matplotlib, the same subcommand is re-run under
@@ -34,7 +36,23 @@ def _draw_here(run_dir: pathlib.Path) -> int:
         return 1
     for path in drawn:
         print(f"chart: {path}")
-    return 0
+    return _draw_reproduced_here(run_dir)
+
+
+def reproduced_table_ids(run_dir: pathlib.Path) -> list[str]:
+    """The published tables a `reproduce` run folder holds (its
+    reproduced-<table id>.md files), in name order."""
+    prefix, suffix = "reproduced-", ".md"
+    return sorted(p.name[len(prefix):-len(suffix)] for p in run_dir.glob(f"{prefix}*{suffix}"))
+
+
+def _draw_reproduced_here(run_dir: pathlib.Path) -> int:
+    """A reproduce folder's published-beside-measured memory charts."""
+    ids = reproduced_table_ids(run_dir)
+    if not ids:
+        return 0
+    from . import cmd_reproduce  # only a reproduce folder needs it
+    return cmd_reproduce.draw_charts_here(run_dir, ids)
 
 
 def draw(run_dir: pathlib.Path) -> int:

@@ -279,11 +279,36 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def merge_plans(envs: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """One plan for the merged run (what summaries and tables are built
+    from): every shard's rows and allocators, first seen first, and the most
+    repetitions any shard planned. None when no shard has a plan."""
+    plans = [e["plan"] for e in envs if isinstance(e.get("plan"), dict)]
+    if not plans:
+        return None
+    rows: list[dict[str, Any]] = []
+    allocators: list[dict[str, Any]] = []
+    seen_rows: set[tuple[Any, Any]] = set()
+    seen_allocs: set[Any] = set()
+    for plan in plans:
+        for row in plan.get("rows") or []:
+            key = (row.get("workload"), row.get("threads"))
+            if key not in seen_rows:
+                seen_rows.add(key)
+                rows.append(row)
+        for alloc in plan.get("allocators") or []:
+            if alloc.get("name") not in seen_allocs:
+                seen_allocs.add(alloc.get("name"))
+                allocators.append(alloc)
+    reps = max((p.get("reps") or 0 for p in plans), default=0)
+    return {"reps": reps, "allocators": allocators, "rows": rows}
+
+
 def merge_runs(dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str],
                force: bool = False) -> MergeResult:
     """Merges shard run folders into the run folder `out`: raw.jsonl joined
-    (one document per (cell, rep)), env.json of the first folder that has one,
-    and merge.json recording the sources. Refuses an `out` that already holds
+    (one document per (cell, rep)), env.json of the first folder that has one
+    with the shards' plans joined, and merge.json recording the sources. Refuses an `out` that already holds
     a raw.jsonl, and timing data from different machines unless force."""
     if not dirs:
         raise RunFolderError("merge: give at least one run folder")
@@ -297,7 +322,10 @@ def merge_runs(dirs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[st
     if out_path.resolve() in paths:
         raise RunFolderError(f"{out_path}: --out must not be one of the folders merged")
     documents, dropped, machines = merge_documents(runs, force)
-    env = next((r.env for r in runs if r.env), {})
+    env = dict(next((r.env for r in runs if r.env), {}))
+    plan = merge_plans([r.env for r in runs if r.env])
+    if plan is not None:
+        env["plan"] = plan
     out_path.mkdir(parents=True, exist_ok=True)
     _write_atomic(out_path / RAW_FILE,
                   "".join(json.dumps(d, sort_keys=False) + "\n" for d in documents))
@@ -335,6 +363,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"merge: error: {exc}", file=sys.stderr)
         return 2
     cells = iter_cells(result.documents)
+    # the same summary and tables a run writes (imported here: the merging
+    # itself needs only the standard library)
+    from . import rundir, tables
+    print(tables.markdown(rundir.derive(result.out)))
     print(f"merged {len(result.sources)} run folders: {len(result.documents)} documents, "
           f"{len(cells)} cells, {result.duplicates_dropped} duplicates dropped -> {result.out}")
     if len(result.machines) > 1:
