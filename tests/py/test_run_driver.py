@@ -84,6 +84,16 @@ def test_quick_is_passed_and_full_is_not(fake):
     assert calls == [["--alloc", "system", "--workload", "tmalloc-st-64"]]
 
 
+def test_a_param_goes_to_every_selected_workload_that_has_it_and_is_recorded(fake):
+    proc, folder, calls = fake(["run", "--reps", "1", "--alloc", "system", "--workload", "tmalloc-*",
+                                "--param", "pairs=1_000", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    assert calls == [["--alloc", "system", "--workload", "tmalloc-st-64", "--quick", "--param", "pairs=1000"],
+                     ["--alloc", "system", "--workload", "tmalloc-mt-64", "--quick"]]
+    assert json.loads((folder / "env.json").read_text())["options"]["param"] == ["pairs=1_000"]
+    assert "tmalloc-st-64 with pairs=1000" in proc.stderr
+
+
 def test_threads_list_applies_to_threaded_workloads_only(fake):
     proc, folder, calls = fake(["run", "--reps", "1", "--alloc", "system", "--threads", "1,4",
                                 "--workload", "tmalloc-*", "--no-plots"])
@@ -166,6 +176,10 @@ def test_ctrl_c_or_sigterm_keeps_finished_cells_and_exits_130(fake, how):
     (["--workload", "nosuch"], "no workload matches 'nosuch'; workloads: tmalloc-st-64"),
     (["--reps", "0"], "--reps: '0' is not a positive whole number"),
     (["--threads", "x"], "--threads: 'x' is not a positive whole number"),
+    (["--param", "nosuch=1"], "--param nosuch: no selected workload has a parameter 'nosuch' (theirs: pairs)"),
+    (["--param", "pairs=lots"], "--param pairs=lots: 'lots' is not a whole number"),
+    (["--param", "pairs"], "--param 'pairs': expected KEY=VALUE"),
+    (["--param", "pairs=0"], "--param pairs=0: tmalloc-st-64 takes pairs from 1 to"),
 ])
 def test_bad_input_is_one_line_and_exit_2(fake, args, named):
     proc, folder, calls = fake(["run", *args, "--no-plots"])
@@ -182,6 +196,10 @@ def test_list_shows_allocators_workloads_and_broken_scripts(fake):
     assert "[tmalloc]" in out and "[script]" in out
     assert "ns_per_pair (ns, lower is better)" in out and "64-byte block, one at a time" in out
     assert "workloads/bad.wl:3: unknown operation 'alloca'" in out
+    # each workload's parameters, with the quick size where it differs
+    assert "params: pairs=10000000 (quick 1000000)" in out
+    # a broken script's error already names its file: once is enough
+    assert out.count("workloads/bad.wl") == 1
 
 
 def test_plot_refuses_a_folder_that_is_not_a_run(tmp_path, repo_root):

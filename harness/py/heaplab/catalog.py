@@ -11,7 +11,7 @@ import json
 import pathlib
 import subprocess
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 LIST_SCHEMA = "heaplab.list/1"
 # Allocators given as a shared library path are passed to the runner as is.
@@ -140,6 +140,37 @@ def parse_threads(spec: str | None) -> list[int]:
         if int(part) not in counts:
             counts.append(int(part))
     return counts
+
+
+def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
+                 ) -> dict[str, tuple[tuple[str, int], ...]]:
+    """`--param KEY=VALUE` (repeatable) -> for each selected workload that has
+    parameter KEY, its overrides as sorted (KEY, VALUE) pairs. A KEY no
+    selected workload has, a VALUE that is not a whole number, or one outside
+    a workload's range is bad input."""
+    wanted: dict[str, int] = {}
+    for spec in specs:
+        key, sep, text = spec.partition("=")
+        key, text = key.strip(), text.strip()
+        if not sep or not key or not text:
+            raise SelectionError(f"--param {spec!r}: expected KEY=VALUE, e.g. --param count=1000")
+        try:
+            wanted[key] = int(text.replace("_", ""), 10)
+        except ValueError:
+            raise SelectionError(f"--param {key}={text}: '{text}' is not a whole number") from None
+    overrides: dict[str, list[tuple[str, int]]] = {}
+    for key, value in wanted.items():
+        having = [(w, p) for w in workloads for p in w.params if p.get("name") == key]
+        if not having:
+            known = sorted({p.get("name") for w in workloads for p in w.params})
+            raise SelectionError(f"--param {key}: no selected workload has a parameter '{key}' "
+                                 f"(theirs: {', '.join(known) or 'none'})")
+        for w, p in having:
+            lo, hi = p.get("min"), p.get("max")
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise SelectionError(f"--param {key}={value}: {w.name} takes {key} from {lo} to {hi}")
+            overrides.setdefault(w.name, []).append((key, value))
+    return {name: tuple(sorted(pairs)) for name, pairs in overrides.items()}
 
 
 def parse_positive(value: str, option: str) -> int:

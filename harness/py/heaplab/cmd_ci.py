@@ -114,7 +114,7 @@ def run_namespace(args: argparse.Namespace, runner: pathlib.Path, workloads: str
     return argparse.Namespace(
         full=False, workload=workloads, alloc=allocs, reps=REPS, threads=None,
         out=str(runs_dir), timeout=None, no_install=args.no_install, no_plots=True,
-        runner=str(runner), shard=None, metric=METRIC)
+        runner=str(runner), shard=None, metric=METRIC, param=[])
 
 
 def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:

@@ -1,5 +1,6 @@
 """`run.py list`: allocators (with availability) and workloads (built-in and
-scripts, with groups, metrics and descriptions), and broken scripts."""
+scripts, with groups, metrics, descriptions and parameters), and broken
+scripts."""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +8,17 @@ import sys
 
 from . import catalog as catalog_mod
 from .prepare import obtain_runner
+
+
+def params_text(w: catalog_mod.Workload) -> str:
+    """`count=50000 (quick 5000), size=64`: each parameter with its default,
+    and its quick size where that differs (`--param NAME=V` sets one)."""
+    parts = []
+    for p in w.params:
+        quick = p.get("quick")
+        extra = f" (quick {quick})" if quick is not None and quick != p.get("default") else ""
+        parts.append(f"{p.get('name')}={p.get('default')}{extra}")
+    return ", ".join(parts)
 
 
 def render(cat: catalog_mod.Catalog) -> str:
@@ -31,11 +43,15 @@ def render(cat: catalog_mod.Catalog) -> str:
             source = f" [{w.source}]" if w.source else ""
             lines.append(f"    {w.name:<{width}}  {w.metric} ({w.unit}, {w.better} is better"
                          f"{threads}) {w.describe}{source}")
+            if w.params:
+                lines.append(f"    {'':<{width}}  params: {params_text(w)}")
     if cat.broken_scripts:
         lines.append("")
         lines.append("broken scripts:")
         for b in cat.broken_scripts:
-            lines.append(f"  {b.get('source')}: {b.get('error')}")
+            # the error names its file and line already
+            error, source = str(b.get("error")), str(b.get("source"))
+            lines.append(f"  {error}" if error.startswith(source) else f"  {source}: {error}")
     return "\n".join(lines)
 
 

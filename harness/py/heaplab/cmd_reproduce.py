@@ -106,8 +106,9 @@ def plan(tables: Sequence[published.PublishedTable], cat: catalog_mod.Catalog
             if spec.params:
                 given = ", ".join(f"{k}={v}" for k, v in spec.params)
                 raise ReproduceError(
-                    f"{t.id}: row of {spec.workload} sets parameters ({given}), which the run "
-                    f"matrix cannot pass to the runner yet")
+                    f"{t.id}: row of {spec.workload} sets parameters ({given}), which reproduce "
+                    f"does not support yet (its cells are told apart by workload, threads and "
+                    f"allocator only)")
             specs.add(spec)
     alloc_order: list[str] = []
     for t in tables:

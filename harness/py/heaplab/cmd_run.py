@@ -39,6 +39,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alloc", metavar="NAME,...", help="allocators (default: every one the runner lists)")
     p.add_argument("--reps", metavar="N", default=str(DEFAULT_REPS),
                    help=f"repetitions per cell (default {DEFAULT_REPS})")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="set a workload parameter for every selected workload that has it "
+                        "(repeatable; `run.py list` shows them), e.g. --param count=10000")
     p.add_argument("--threads", metavar="LIST",
                    help="thread counts for threaded workloads, e.g. 1,2,4 (default: the workload's)")
     p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
@@ -175,6 +178,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
     try:
         allocators = catalog_mod.select_allocators(cat, args.alloc)
         workloads = catalog_mod.select_workloads(cat, args.workload)
+        params = catalog_mod.parse_params(getattr(args, "param", None) or [], workloads)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -198,7 +202,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
             print(f"run.py: --metric instructions leaves out program workloads: {', '.join(programs)}",
                   file=sys.stderr)
         workloads = [w for w in workloads if w.kind != "program"]
-    cells = matrix.plan_cells(workloads, allocators, threads)
+    cells = matrix.plan_cells(workloads, allocators, threads, params)
     if shard:
         cells = merge.shard_of(cells, shard[0], shard[1], key=lambda c: c.key)
     steps = [s for s in matrix.interleave(cells, reps) if s.cell.allocator not in unavailable]
@@ -207,12 +211,15 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
     made.append(folder)
     options = {"quick": not args.full, "reps": reps, "threads": threads, "timeout_s": timeout,
                "workload": args.workload, "alloc": args.alloc, "shard": args.shard,
+               "param": list(getattr(args, "param", None) or []),
                "metric": args.metric}
     env = rundir.env_document(paths.REPO_ROOT, sys.argv, options, runner, cat.raw,
                               plan_json(cells, alloc_info, reps))
     atomicio.write_json(folder / rundir.ENV, env)
     rundir.point_latest(folder)
     print(f"run: {len(steps)} runs ({len(cells)} cells × {reps} reps) into {folder}", file=sys.stderr)
+    for name, pairs in params.items():
+        print(f"run: {name} with " + ", ".join(f"{k}={v}" for k, v in pairs), file=sys.stderr)
 
     interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout,
                           count_instructions=count_instructions)

@@ -9,7 +9,7 @@ of favouring whichever ran first.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .catalog import Workload
 
@@ -22,6 +22,10 @@ class Cell:
     # Whether to pass --threads to the runner (only for a threaded workload
     # when the user gave --threads); otherwise the runner's default is used.
     pass_threads: bool = False
+    # Workload parameters set by the user (--param), as sorted (name, value)
+    # pairs; every cell of a run has the same ones for its workload, so they
+    # are not part of the key.
+    params: tuple[tuple[str, int], ...] = ()
 
     @property
     def key(self) -> str:
@@ -44,14 +48,17 @@ class Step:
 
 
 def plan_cells(workloads: Sequence[Workload], allocators: Sequence[str],
-               threads: Sequence[int]) -> list[Cell]:
-    """Cells in table order: workload, then thread count, then allocator."""
+               threads: Sequence[int],
+               params: Mapping[str, tuple[tuple[str, int], ...]] | None = None) -> list[Cell]:
+    """Cells in table order: workload, then thread count, then allocator.
+    `params` maps a workload's name to the parameters set for it."""
     cells: list[Cell] = []
     for w in workloads:
         counts = list(threads) if (w.threaded and threads) else [w.default_threads]
+        mine = (params or {}).get(w.name, ())
         for t in counts:
             for a in allocators:
-                cells.append(Cell(w, a, t, pass_threads=bool(w.threaded and threads)))
+                cells.append(Cell(w, a, t, pass_threads=bool(w.threaded and threads), params=mine))
     return cells
 
 

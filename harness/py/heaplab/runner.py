@@ -49,6 +49,8 @@ def command(runner: pathlib.Path, cell: Cell, quick: bool) -> list[str]:
         cmd += ["--threads", str(cell.threads)]
     if quick:
         cmd.append("--quick")
+    for name, value in cell.params:
+        cmd += ["--param", f"{name}={value}"]
     return cmd
 
 
