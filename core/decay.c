@@ -60,6 +60,12 @@ void decay_tick(uint32_t *events)
     segment_release_empty(SPARE_EMPTY_SEGMENTS);
 }
 
+void decay_after_fork_child(void)
+{
+    /* a thread of the parent may have been purging: it does not exist here */
+    atomic_store_explicit(&over_budget_purging, 0, memory_order_relaxed);
+}
+
 size_t decay_purge_all(void)
 {
     /* every class, not only the ones flagged dirty: trim must not miss one */

@@ -55,6 +55,7 @@ static void fork_child(void)
 {
     /* the forking thread holds every lock: it is the child's only thread */
     tcache_after_fork_child();
+    decay_after_fork_child();
     pthread_mutex_unlock(&hl_threads.lock);
     hl_unlock_all();
     pthread_mutex_unlock(&init_lock);

@@ -497,6 +497,8 @@ int large_check(void) HL_INTERNAL;
 void decay_tick(uint32_t *events) HL_INTERNAL;
 /* Purges everything free now (hl_trim); returns bytes released. */
 size_t decay_purge_all(void) HL_INTERNAL;
+/* In a fork child: forgets a purge another thread of the parent was doing. */
+void decay_after_fork_child(void) HL_INTERNAL;
 
 /* ---- global counters (stats.c) ----------------------------------------- */
 
