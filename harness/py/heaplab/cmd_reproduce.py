@@ -331,13 +331,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reps", metavar="N",
                    help=f"repetitions per cell (default {DEFAULT_REPS}; {DEFAULT_REPS_QUICK} with "
                         f"--quick, which is for a look rather than a verdict)")
-    p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
-    p.add_argument("--timeout", metavar="S", type=float,
-                   help=f"seconds per process (default {cmd_run.DEFAULT_TIMEOUT_QUICK_S:g} quick, "
-                        f"{cmd_run.DEFAULT_TIMEOUT_FULL_S:g} full)")
-    p.add_argument("--no-install", action="store_true", help="never install Debian packages")
-    p.add_argument("--no-plots", action="store_true", help="do not draw the memory charts")
-    p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+    cmd_run.add_output_options(p, plots_help="do not draw the memory charts")
 
 
 def _error(message: str) -> int:

@@ -30,6 +30,17 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
+def add_output_options(p: argparse.ArgumentParser, plots_help: str) -> None:
+    """The options every subcommand that runs the matrix shares (run, reproduce)."""
+    p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
+    p.add_argument("--timeout", metavar="S", type=float,
+                   help=f"seconds per process (default {DEFAULT_TIMEOUT_QUICK_S:g} quick, "
+                        f"{DEFAULT_TIMEOUT_FULL_S:g} full)")
+    p.add_argument("--no-install", action="store_true", help="never install Debian packages")
+    p.add_argument("--no-plots", action="store_true", help=plots_help)
+    p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+
+
 def add_options(p: argparse.ArgumentParser) -> None:
     size = p.add_mutually_exclusive_group()
     size.add_argument("--quick", dest="full", action="store_false",
@@ -44,13 +55,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
                         "(repeatable; `run.py list` shows them), e.g. --param count=10000")
     p.add_argument("--threads", metavar="LIST",
                    help="thread counts for threaded workloads, e.g. 1,2,4 (default: the workload's)")
-    p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
-    p.add_argument("--timeout", metavar="S", type=float,
-                   help=f"seconds per process (default {DEFAULT_TIMEOUT_QUICK_S:g} quick, "
-                        f"{DEFAULT_TIMEOUT_FULL_S:g} full)")
-    p.add_argument("--no-install", action="store_true", help="never install Debian packages")
-    p.add_argument("--no-plots", action="store_true", help="do not draw charts at the end")
-    p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+    add_output_options(p, plots_help="do not draw charts at the end")
     p.add_argument("--shard", metavar="K/N",
                    help="run only shard K of N of the cells (deterministic; join with `run.py merge`)")
     p.add_argument("--metric", choices=("time", "instructions"), default="time",
