@@ -140,6 +140,33 @@ def test_force_compares_timings_across_machines_with_a_warning(cli, fixtures):
     assert "--force" in out and "**Warning:**" in out
 
 
+def _resize(folder, workload, **params):
+    """Rewrites a run folder's documents as if `workload` had run with `params`."""
+    raw = folder / "raw.jsonl"
+    docs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
+    for d in docs:
+        if d["workload"]["name"] == workload:
+            d["workload"]["params"] = dict(d["workload"].get("params") or {}, **params)
+    raw.write_text("".join(json.dumps(d) + "\n" for d in docs))
+
+
+def test_a_cell_run_at_other_sizes_is_refused_in_one_line(cli, fixtures, copy_run):
+    new = copy_run("base")
+    _resize(new, "tmalloc-st-64", pairs=50)
+    code, out, err = cli(compare, fixtures / "base", new)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "different workload parameters" in err and "BASE pairs=1000" in err and "NEW pairs=50" in err
+
+
+def test_force_compares_other_sizes_with_a_warning(cli, fixtures, copy_run):
+    new = copy_run("base")
+    _resize(new, "tmalloc-st-64", pairs=50)
+    code, out, _ = cli(compare, fixtures / "base", new, "--force")
+    assert code == 0
+    assert "**Warning:**" in out and "different parameters" in out
+
+
 def test_instruction_counts_compare_across_machines(cli, fixtures):
     code, document, _ = run_json(cli, fixtures / "instr-a", fixtures / "instr-b")
     assert code == 1  # heaplab/tmalloc-st-64 executes 10% more instructions

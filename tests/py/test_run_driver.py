@@ -92,6 +92,7 @@ def test_a_param_goes_to_every_selected_workload_that_has_it_and_is_recorded(fak
                      ["--alloc", "system", "--workload", "tmalloc-mt-64", "--quick"]]
     assert json.loads((folder / "env.json").read_text())["options"]["param"] == ["pairs=1_000"]
     assert "tmalloc-st-64 with pairs=1000" in proc.stderr
+    assert "| tmalloc-st-64 (pairs=1000) | 1 |" in (folder / "tables.md").read_text()
 
 
 def test_threads_list_applies_to_threaded_workloads_only(fake):

@@ -155,3 +155,17 @@ def test_a_single_run_shows_no_spread():
     c = {"status": "ok", "median": 3.0, "min": 3.0, "max": 3.0, "n": 1, "ratio_to_system": 0.5,
          "allocator": "heaplab", "failures": []}
     assert tables.cell_text(c) == "3.00 ×0.50"
+
+
+def test_parameters_set_for_a_row_show_in_both_tables(run_folder):
+    env = json.loads((run_folder / "env.json").read_text())
+    for row in env["plan"]["rows"]:
+        if row["workload"] == "tmalloc-st-64":
+            row["params"] = {"pairs": 1000, "size": 32}
+    (run_folder / "env.json").write_text(json.dumps(env))
+    result = rundir.derive(run_folder)
+    md = (run_folder / "tables.md").read_text()
+    assert "| tmalloc-st-64 (pairs=1000, size=32) | 1 |" in md
+    assert "| tmalloc-mt-64 | 2 |" in md   # a row without parameters reads as before
+    rows = list(csv.DictReader(io.StringIO(tables.csv_text(result))))
+    assert rows[0]["params"] == "pairs=1000, size=32" and rows[1]["params"] == ""

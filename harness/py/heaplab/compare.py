@@ -99,6 +99,9 @@ class Samples:
     values: list[float] = field(default_factory=list)
     failed: int = 0
     no_value: int = 0
+    # the workload parameters the cell ran with (the first document that
+    # names them): sizes differ between --quick, --full and --param runs
+    params: dict[str, Any] | None = None
 
 
 @dataclass
@@ -236,6 +239,8 @@ def collect_samples(run: RunFolder, metric: str | None = None) -> dict[CellKey, 
         if samples.group is None and workload.get("group"):
             # a failed cell's stand-in document may not name the group
             samples.group = str(workload["group"])
+        if samples.params is None and isinstance(workload.get("params"), dict):
+            samples.params = dict(workload["params"])
         name = metric or doc.get("primary")
         if samples.metric is None and name:
             samples.metric = name
@@ -413,6 +418,30 @@ def _check_machines(runs: list[RunFolder], cells: Iterable[CellComparison], forc
     return [f"compared across different machines because of --force ({difference})"]
 
 
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "none"
+
+
+def _check_params(base_cells: dict[CellKey, Samples], new_cells: dict[CellKey, Samples],
+                  force: bool) -> list[str]:
+    """Refuses (CompareInputError) cells that ran with different workload
+    parameters (another size is another workload) unless force; returns the
+    warnings to show."""
+    differing = sorted((k for k in base_cells.keys() & new_cells.keys()
+                        if base_cells[k].params is not None and new_cells[k].params is not None
+                        and base_cells[k].params != new_cells[k].params), key=str)
+    if not differing:
+        return []
+    k = differing[0]
+    what = (f"{len(differing)} cell(s) ran with different workload parameters, e.g. "
+            f"{k[0]}/{k[2]}/{k[1]}t: BASE {_params_text(base_cells[k].params or {})}; "
+            f"NEW {_params_text(new_cells[k].params or {})}")
+    if not force:
+        raise CompareInputError(f"{what} (compare runs of the same sizes: --quick, --full and "
+                                f"--param change them; or --force)")
+    return [f"compared despite different parameters because of --force: {what}"]
+
+
 def _finish(comparison: Comparison) -> Comparison:
     """Sorts cells and adds the summary warnings."""
     comparison.cells.sort(key=lambda c: (c.group, c.workload, str(c.threads), c.allocator))
@@ -447,9 +476,10 @@ def compare_runs(base: RunFolder, new: RunFolder, metric: str | None = None,
     common = base_cells.keys() & new_cells.keys()
     if not common:
         raise CompareInputError(f"{base.path} and {new.path} have no cell in common")
+    params_warnings = _check_params(base_cells, new_cells, force)
     cells = [compare_cell(base_cells.get(k), new_cells.get(k), k[2], threshold, alpha)
              for k in base_cells.keys() | new_cells.keys()]
-    warnings = _check_machines([base, new], cells, force)
+    warnings = _check_machines([base, new], cells, force) + params_warnings
     comparison = Comparison(
         mode="runs", base_path=str(base.path), new_path=str(new.path),
         base_label="BASE", new_label="NEW", baseline_alloc=None, metric=metric,
@@ -704,7 +734,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
                         help="significance level of the U test (default 0.05)")
     parser.add_argument("--force", action="store_true",
-                        help="compare timings even when the runs come from different machines")
+                        help="compare even when the runs come from different machines (timings) "
+                             "or ran a cell with different workload parameters")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
                         help="what to print on stdout (default markdown)")
     parser.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")

@@ -31,9 +31,12 @@ def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps:
             continue
         seen.add(c.row)
         w = c.workload
-        rows.append({"workload": w.name, "group": w.group, "threads": c.threads,
-                     "metric": w.metric, "unit": w.unit, "better": w.better,
-                     "describe": w.describe, "kind": w.kind})
+        row = {"workload": w.name, "group": w.group, "threads": c.threads,
+               "metric": w.metric, "unit": w.unit, "better": w.better,
+               "describe": w.describe, "kind": w.kind}
+        if c.params:
+            row["params"] = dict(c.params)  # set by the user (--param)
+        rows.append(row)
     return {"reps": reps, "allocators": list(allocators), "rows": rows}
 
 

@@ -92,6 +92,17 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def params_text(row: dict[str, Any]) -> str:
+    """`count=2000, rounds=10`: the parameters the user set for a row, or ''."""
+    return ", ".join(f"{k}={v}" for k, v in (row.get("params") or {}).items())
+
+
+def workload_label(row: dict[str, Any]) -> str:
+    """The workload's name, and the parameters set for it in brackets."""
+    given = params_text(row)
+    return f"{row['workload']} ({given})" if given else row["workload"]
+
+
 def markdown(summary: dict[str, Any]) -> str:
     allocs = [a["name"] for a in summary["allocators"]]
     index = _index(summary)
@@ -110,13 +121,13 @@ def markdown(summary: dict[str, Any]) -> str:
                 continue
             cells = [index[(row["workload"], int(row["threads"]), a)] for a in allocs]
             texts = [_md_escape(cell_text(c)) for c in cells]
-            out.append(f"| {_md_escape(row['workload'])} | {row['threads']} | "
+            out.append(f"| {_md_escape(workload_label(row))} | {row['threads']} | "
                        f"{_md_escape(_metric_label(row, cells))} | " + " | ".join(texts) + " |")
         out.append("")
     return "\n".join(out)
 
 
-CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better")
+CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better", "params")
 CSV_CELL_FIELDS = ("median", "min", "max", "n", "ratio_to_system", "status")
 
 
@@ -137,7 +148,8 @@ def _csv_status(cell: dict[str, Any]) -> str:
 
 
 def csv_text(summary: dict[str, Any]) -> str:
-    """One CSV: a row per (workload, threads), rows of a group together, and
+    """One CSV: a row per (workload, threads) with the parameters set for it
+    (`params`, empty for the workload's own), rows of a group together, and
     per allocator the columns <alloc>_median, _min, _max, _n, _ratio_to_system,
     _status (status is "ok" or what the Markdown cell says)."""
     allocs = [a["name"] for a in summary["allocators"]]
@@ -154,7 +166,7 @@ def csv_text(summary: dict[str, Any]) -> str:
             line = [group, row["workload"], str(row["threads"]),
                     ok["metric"] if ok else row.get("metric", ""),
                     ok["unit"] if ok else row.get("unit", ""),
-                    ok["better"] if ok else row.get("better", "")]
+                    ok["better"] if ok else row.get("better", ""), params_text(row)]
             for c in cells:
                 line += [_csv_value(c["median"]), _csv_value(c["min"]), _csv_value(c["max"]),
                          str(c["n"]), _csv_value(c["ratio_to_system"]), _csv_status(c)]
