@@ -6,7 +6,14 @@
  * free blocks are ever adjacent). Free blocks sit in segregated bins (4 per
  * doubling) with a bitmap of non-empty bins. Several arenas, each under its own
  * lock; a thread tries its own arena first, then the others with trylock.
- * Free blocks older than DECAY_MS give their whole interior OS pages back. */
+ * Free blocks older than DECAY_MS give their whole interior OS pages back.
+ *
+ * A freed block is first kept whole in its arena's reuse cache, a few per
+ * bin, for a later request of nearly its size: that request then takes it
+ * as it is, with its boundary tag where it already was. Splitting and
+ * merging instead would write new tags at new offsets, and each new tag
+ * touches a page the program may never touch (tmalloc-st-mixed: twice the
+ * page faults). Decay and hl_trim merge cached blocks back into the heap. */
 #include "internal.h"
 
 #include <errno.h>
@@ -63,11 +70,28 @@ struct medium_seg {
 #define NBINS 72
 _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 
+/* The reuse cache: freed blocks kept whole. A cached block keeps MB_USED in
+ * its tag (so no neighbour merges with it) and REUSE_MARK as its request
+ * (so a second free of it is caught), but counts as free. */
+#define REUSE_PER_BIN 8
+#define REUSE_BYTES ((size_t)8 << 20) /* per arena */
+#define REUSE_MARK SIZE_MAX
+/* a cached block serves a request when at most 1/REUSE_SLACK bigger */
+#define REUSE_SLACK 8
+
+struct reuse_cache {
+    struct mblock *blocks[NBINS][REUSE_PER_BIN];
+    uint64_t since_ms[NBINS][REUSE_PER_BIN];
+    uint8_t count[NBINS];
+    size_t bytes;
+};
+
 /* Arena counters (under the arena lock):
- *   free_bytes   == sum of the sizes of free blocks
+ *   free_bytes   == sum of the sizes of free blocks, cached ones included
  *   purged_bytes == OS_PAGE * set purged bits over the arena's segments
  *   used_bytes   == sum of the sizes of live blocks (tags included)
- *   live_request == sum of their requests */
+ *   live_request == sum of their requests
+ *   reuse.bytes  == sum of the sizes of cached blocks */
 struct arena {
     pthread_mutex_t lock;
     struct mfree *bins[NBINS];
@@ -76,6 +100,7 @@ struct arena {
     struct medium_seg *segs;
     size_t segments, free_bytes, purged_bytes, used_bytes, used_count, live_request;
     size_t allocs, frees;
+    struct reuse_cache reuse;
     char pad[64];
 };
 
@@ -287,6 +312,131 @@ static void segment_unmap(struct arena *ar, struct medium_seg *seg)
     atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
 }
 
+/* ---- freeing ------------------------------------------------------------- */
+
+/* The counters of a live block b that becomes free (lock held). */
+static void count_freed(struct arena *ar, struct mblock *b)
+{
+    size_t size = block_size(b);
+    ar->used_bytes -= size;
+    ar->used_count--;
+    ar->live_request -= b->request;
+    ar->free_bytes += size;
+    ar->frees++;
+}
+
+/* Merges block b, already counted as free, with its free neighbours and
+ * bins the result (lock held). */
+static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
+{
+    size_t size = block_size(b);
+    struct mblock *start = b;
+    struct mblock *next = block_after(b);
+    if (!block_used(next)) {
+        free_list_remove(ar, (struct mfree *)next);
+        size += block_size(next);
+    }
+    if (b->prev_size) {
+        struct mblock *prev = (struct mblock *)((char *)b - b->prev_size);
+        if (!block_used(prev)) {
+            free_list_remove(ar, (struct mfree *)prev);
+            size += block_size(prev);
+            start = prev;
+        }
+    }
+    struct mfree *f = (struct mfree *)start;
+    write_tag(&f->tag, start->prev_size, size, 0);
+    block_after(&f->tag)->prev_size = size;
+    /* the freed block's own tag stays behind, marked free, so a second free
+     * of the same pointer is still caught */
+    if (start != b)
+        b->size_flags &= ~MB_USED;
+    bin_insert(ar, f);
+    dirty_push(ar, f, now);
+#if HEAPLAB_DEBUG
+    hl_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
+#endif
+}
+
+/* Frees live block b (lock held): merges with free neighbours, bins the result. */
+static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
+{
+    count_freed(ar, b);
+    merge_free(ar, b, now);
+}
+
+/* ---- the reuse cache ------------------------------------------------------- */
+
+static void reuse_remove(struct reuse_cache *rc, unsigned k, unsigned i)
+{
+    unsigned last = --rc->count[k];
+    rc->blocks[k][i] = rc->blocks[k][last];
+    rc->since_ms[k][i] = rc->since_ms[k][last];
+}
+
+/* Keeps freed live block b whole for reuse; false when its bin or the
+ * arena's cache is full (lock held). */
+static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
+{
+    struct reuse_cache *rc = &ar->reuse;
+    size_t size = block_size(b);
+    unsigned k = bin_of(size);
+    if (rc->count[k] == REUSE_PER_BIN || rc->bytes + size > REUSE_BYTES)
+        return false;
+    count_freed(ar, b);
+    b->request = REUSE_MARK;
+    rc->blocks[k][rc->count[k]] = b;
+    rc->since_ms[k][rc->count[k]] = now;
+    rc->count[k]++;
+    rc->bytes += size;
+    return true;
+}
+
+/* A cached block of `need` bytes or at most 1/REUSE_SLACK more, now live
+ * with `request`; NULL when none (lock held). */
+static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
+{
+    struct reuse_cache *rc = &ar->reuse;
+    unsigned first = bin_of(need);
+    /* a fitting block sits in need's bin or the next one */
+    for (unsigned k = first; k <= first + 1 && k < NBINS; k++) {
+        for (unsigned i = rc->count[k]; i-- > 0;) {
+            struct mblock *b = rc->blocks[k][i];
+            size_t size = block_size(b);
+            if (size < need || size - need > need / REUSE_SLACK)
+                continue;
+            reuse_remove(rc, k, i);
+            rc->bytes -= size;
+            ar->free_bytes -= size;
+            ar->used_bytes += size;
+            ar->used_count++;
+            ar->live_request += request;
+            ar->allocs++;
+            b->request = request;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+/* Merges the cached blocks older than age_ms (0: all) back into the heap,
+ * where decay can purge them (lock held). */
+static void reuse_drain(struct arena *ar, uint64_t now_ms, uint64_t age_ms)
+{
+    struct reuse_cache *rc = &ar->reuse;
+    for (unsigned k = 0; k < NBINS && rc->bytes; k++) {
+        for (unsigned i = rc->count[k]; i-- > 0;) {
+            if (age_ms != 0 && now_ms - rc->since_ms[k][i] < age_ms)
+                continue;
+            struct mblock *b = rc->blocks[k][i];
+            reuse_remove(rc, k, i);
+            rc->bytes -= block_size(b);
+            b->request = 0;
+            merge_free(ar, b, now_ms);
+        }
+    }
+}
+
 /* ---- allocation ---------------------------------------------------------- */
 
 #define BIN_SCAN_LIMIT 8
@@ -363,15 +513,18 @@ void *medium_malloc(size_t size)
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
     size_t before = free_resident(ar);
-    struct mfree *f = find_fit(ar, need);
-    if (!f)
-        f = segment_new(ar, index);
-    if (!f) {
-        pthread_mutex_unlock(&ar->lock);
-        errno = ENOMEM;
-        return NULL;
+    struct mblock *b = reuse_take(ar, need, size);
+    if (!b) {
+        struct mfree *f = find_fit(ar, need);
+        if (!f)
+            f = segment_new(ar, index);
+        if (!f) {
+            pthread_mutex_unlock(&ar->lock);
+            errno = ENOMEM;
+            return NULL;
+        }
+        b = carve(ar, f, need, size);
     }
-    struct mblock *b = carve(ar, f, need, size);
     size_t after = free_resident(ar);
     pthread_mutex_unlock(&ar->lock);
     stats_note_free_resident(before, after);
@@ -389,7 +542,8 @@ void medium_validate(void *p)
     if ((a & (HL_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
         hl_fail_pointer(HL_INVALID_FREE, p);
     struct mblock *b = (struct mblock *)(a - TAG_BYTES);
-    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b))
+    /* a block in the reuse cache is free, though its tag says used */
+    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b) || b->request == REUSE_MARK)
         hl_fail_pointer(HL_INVALID_FREE, p);
 }
 
@@ -398,43 +552,6 @@ size_t medium_usable(void *p)
     medium_validate(p);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     return block_size(b) - TAG_BYTES;
-}
-
-/* Frees block b (lock held): merges with free neighbours, bins the result. */
-static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
-{
-    size_t size = block_size(b);
-    ar->used_bytes -= size;
-    ar->used_count--;
-    ar->live_request -= b->request;
-    ar->free_bytes += size;
-    ar->frees++;
-    struct mblock *start = b;
-    struct mblock *next = block_after(b);
-    if (!block_used(next)) {
-        free_list_remove(ar, (struct mfree *)next);
-        size += block_size(next);
-    }
-    if (b->prev_size) {
-        struct mblock *prev = (struct mblock *)((char *)b - b->prev_size);
-        if (!block_used(prev)) {
-            free_list_remove(ar, (struct mfree *)prev);
-            size += block_size(prev);
-            start = prev;
-        }
-    }
-    struct mfree *f = (struct mfree *)start;
-    write_tag(&f->tag, start->prev_size, size, 0);
-    block_after(&f->tag)->prev_size = size;
-    /* the freed block's own tag stays behind, marked free, so a second free
-     * of the same pointer is still caught */
-    if (start != b)
-        b->size_flags &= ~MB_USED;
-    bin_insert(ar, f);
-    dirty_push(ar, f, now);
-#if HEAPLAB_DEBUG
-    hl_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
-#endif
 }
 
 void medium_free(void *p)
@@ -446,7 +563,8 @@ void medium_free(void *p)
     pthread_mutex_lock(&ar->lock);
     size_t before = free_resident(ar);
     size_t request = b->request;
-    release_block(ar, b, now);
+    if (!reuse_put(ar, b, now))
+        release_block(ar, b, now);
     size_t after = free_resident(ar);
     pthread_mutex_unlock(&ar->lock);
     stats_note_free_resident(before, after);
@@ -524,6 +642,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
             pthread_mutex_lock(&ar->lock);
         }
         size_t before = free_resident(ar);
+        reuse_drain(ar, now_ms, age_ms);
         struct mfree *f = ar->dirty_tail;
         while (f && (age_ms == 0 || now_ms - f->since_ms >= age_ms) && (!excess || *excess > 0)) {
             struct mfree *newer = f->dprev;
@@ -576,7 +695,7 @@ void medium_stats(hl_stats_t *s)
 }
 
 static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_b, size_t *used_b, size_t *used_n,
-                         size_t *req, size_t *purged, size_t *free_n)
+                         size_t *req, size_t *purged, size_t *free_n, size_t *cached_b, size_t *cached_n)
 {
     int bad = 0;
     if (seg->magic != MEDIUM_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_MEDIUM) {
@@ -598,7 +717,13 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
             hl_report("medium footer (prev_size) disagrees with the block below", (uintptr_t)b);
             bad++;
         }
-        if (block_used(b)) {
+        if (block_used(b) && b->request == REUSE_MARK) {
+            /* in the reuse cache: free, kept whole */
+            *free_b += size;
+            *cached_b += size;
+            (*cached_n)++;
+            prev_free = false;
+        } else if (block_used(b)) {
             *used_b += size;
             (*used_n)++;
             *req += b->request;
@@ -651,12 +776,30 @@ int medium_check(void)
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         struct arena *ar = &arenas[i];
         size_t free_b = 0, used_b = 0, used_n = 0, req = 0, purged = 0, free_n = 0, nseg = 0;
+        size_t cached_b = 0, cached_n = 0;
         for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
             if (seg->arena != i) {
                 hl_report("medium segment listed in the wrong arena", (uintptr_t)seg);
                 bad++;
             }
-            bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n);
+            bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n, &cached_b, &cached_n);
+        }
+        /* every block marked cached is in the reuse cache, in its bin */
+        size_t listed_b = 0, listed_n = 0;
+        for (unsigned k = 0; k < NBINS; k++) {
+            for (unsigned e = 0; e < ar->reuse.count[k]; e++) {
+                struct mblock *b = ar->reuse.blocks[k][e];
+                listed_b += block_size(b);
+                listed_n++;
+                if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k) {
+                    hl_report("medium reuse cache holds a block not marked cached, or in the wrong bin", (uintptr_t)b);
+                    bad++;
+                }
+            }
+        }
+        if (listed_n != cached_n || listed_b != cached_b || listed_b != ar->reuse.bytes) {
+            hl_report("medium reuse cache disagrees with the blocks marked cached", listed_n);
+            bad++;
         }
         size_t binned = 0;
         for (unsigned bi = 0; bi < NBINS; bi++) {

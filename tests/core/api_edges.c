@@ -81,6 +81,16 @@ static void double_free_medium(void)
     hl_free(p);
     hl_free(p);
 }
+/* the block waits whole in the reuse cache; then it is merged back */
+static void double_free_medium_after_trim(void)
+{
+    void *keep = hl_malloc(100000); /* the segment stays mapped */
+    void *p = hl_malloc(100000);
+    hl_free(p);
+    hl_trim();
+    hl_free(p);
+    hl_free(keep);
+}
 static void double_free_large(void)
 {
     void *p = hl_malloc(3u << 20);
@@ -206,6 +216,23 @@ int main(void)
           hl_route(100, 0) == HL_ROUTE_SMALL && hl_route(100000, 0) == HL_ROUTE_MEDIUM &&
               hl_route(2u << 20, 0) == HL_ROUTE_LARGE && hl_route(16, 3) == HL_ROUTE_INVALID);
     CHECK("route names", strcmp(hl_route_name(HL_ROUTE_MEDIUM), "medium") == 0);
+    {
+        /* a freed medium block serves the next request of nearly its size
+         * whole, where it was; one an eighth smaller does not take it */
+        void *med = hl_malloc(100000);
+        hl_free(med);
+        void *again = hl_malloc(99000);
+        CHECK("a freed medium block is reused whole by a request up to 1/8 smaller", again == med);
+        hl_free(again);
+        void *smaller = hl_malloc(80000);
+        CHECK("a request more than 1/8 smaller does not take the cached block", smaller != med);
+        hl_free(smaller);
+        hl_stats_t cached;
+        hl_stats(&cached);
+        CHECK("cached medium blocks count as free and the stats balance",
+              cached.medium_free >= 100000 && hl_stats_balanced(&cached));
+        CHECK("hl_check clean with blocks in the reuse cache", hl_check() == 0);
+    }
     CHECK("version names heaplab", strncmp(hl_version(), "heaplab", 7) == 0);
 
     CHECK("free of a stack pointer aborts with one line", dies_with(free_stack_pointer, "heaplab: free(): invalid pointer 0x"));
@@ -216,6 +243,8 @@ int main(void)
     CHECK("double free after the block went back to its span aborts",
           dies_with(double_free_after_flush, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (medium) aborts", dies_with(double_free_medium, "heaplab: free(): invalid pointer 0x"));
+    CHECK("double free (medium) after trim merged the block back aborts",
+          dies_with(double_free_medium_after_trim, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (large) aborts", dies_with(double_free_large, "heaplab: free(): invalid pointer 0x"));
     CHECK("free of an interior large pointer aborts", dies_with(free_interior_large, "heaplab: free(): invalid pointer 0x"));
     CHECK("free of a segment-header address aborts", dies_with(free_wild_heap_address, "heaplab: free(): invalid pointer 0x"));
