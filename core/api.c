@@ -1,7 +1,8 @@
 /* heaplab core: the public hl_ functions.
  *
  * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
- *   small malloc, ~22: a table load gives the bin's offset, a pop from the
+ *   small malloc, ~20: one load of a table indexed by the size gives the
+ *     bin's offset, a pop from the
  *     thread's bin, the request + 1 stored in the block's slot (the node
  *     carries the slot's address), two counters;
  *   small free, ~39: a registry byte, the page's info entry, one 64x64->128

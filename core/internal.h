@@ -122,10 +122,11 @@ extern _Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
 
 /* Bytes between two thread-cache bins (struct tbin, pinned below). */
 #define BIN_BYTES 16
-/* hl_class_of scaled to a byte offset into the thread cache's bins, so the
- * fast malloc indexes them without a shift (same indexing and lifetime as
- * hl_class_of) */
-extern _Atomic uint16_t hl_bin_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
+/* The class of every small size as a byte offset into the thread cache's
+ * bins, indexed by the size itself (16 KiB): the fast malloc reaches its bin
+ * in one load, with no rounding, shift or scaling (same lifetime as
+ * hl_class_of). */
+extern _Atomic uint16_t hl_bin_of[SMALL_MAX + 1] HL_INTERNAL;
 
 /* The arithmetic definition the table is filled from. */
 static inline unsigned size_to_class_slow(size_t size)
@@ -145,7 +146,7 @@ static inline unsigned size_to_class(size_t size)
 
 static inline size_t size_to_bin_offset(size_t size)
 {
-    return atomic_load_explicit(&hl_bin_of[(size + HL_ALIGN - 1) >> HL_ALIGN_SHIFT], memory_order_relaxed);
+    return atomic_load_explicit(&hl_bin_of[size], memory_order_relaxed);
 }
 
 /* Smallest class whose blocks can be `align`-aligned and hold `size`, or

@@ -3,7 +3,7 @@
 
 struct size_class hl_classes[NCLASSES];
 _Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1];
-_Atomic uint16_t hl_bin_of[SMALL_MAX / HL_ALIGN + 1];
+_Atomic uint16_t hl_bin_of[SMALL_MAX + 1];
 
 /* A span's tail that no block fits in is waste. A bigger span is chosen only
  * when it cuts the wasted share by more than 1/SPAN_WASTE_DIVISOR of it. */
@@ -44,8 +44,9 @@ void size_class_init(void)
     {
         unsigned cls = size_to_class_slow(i * HL_ALIGN);
         atomic_store_explicit(&hl_class_of[i], (uint8_t)cls, memory_order_relaxed);
-        atomic_store_explicit(&hl_bin_of[i], (uint16_t)(cls * BIN_BYTES), memory_order_relaxed);
     }
+    for (size_t size = 0; size <= SMALL_MAX; size++)
+        atomic_store_explicit(&hl_bin_of[size], (uint16_t)(size_to_class_slow(size) * BIN_BYTES), memory_order_relaxed);
 }
 
 unsigned class_for_aligned(size_t size, size_t align)
