@@ -2,9 +2,8 @@
  *
  * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
  *   small malloc, ~20: one load of a table indexed by the size gives the
- *     bin's offset, a pop from the
- *     thread's bin, the request + 1 stored in the block's slot (the node
- *     carries the slot's address), two counters;
+ *     bin's offset, a pop from the thread's bin, the request + 1 stored in
+ *     the block's slot (the node carries the slot's address), two counters;
  *   small free, ~39: a registry byte, the page's info entry, one 64x64->128
  *     multiply that both validates the offset and yields the block index,
  *     the slot (0 means "not live": a double or wild free), a push.
