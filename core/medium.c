@@ -73,8 +73,8 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 /* The reuse cache: freed blocks kept whole. A cached block keeps MB_USED in
  * its tag (so no neighbour merges with it) and REUSE_MARK as its request
  * (so a second free of it is caught), but counts as free. */
-#define REUSE_PER_BIN 8
-#define REUSE_BYTES ((size_t)8 << 20) /* per arena */
+#define REUSE_PER_BIN 16
+#define REUSE_BYTES ((size_t)16 << 20) /* per arena */
 #define REUSE_MARK SIZE_MAX
 /* a cached block serves a request when at most 1/REUSE_SLACK bigger */
 #define REUSE_SLACK 8
