@@ -31,17 +31,7 @@ enum { HANDOFF_BLOCKS = 1000, HANDOFF_SIZE = 96 };
  * (small, medium, large) of every allocator measured */
 enum { LARGEST_SIZE = 8 << 20, SIZE_STEP = 3 };
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            failures++;                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-        }                                                                                  \
-    } while (0)
+#include "check.h"
 
 static int all_bytes(const unsigned char *p, size_t n, unsigned char value)
 {

@@ -11,17 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            failures++;                                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                           \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-        }                                                                                  \
-    } while (0)
+#include "check.h"
 
 enum { DRAWS = 200000, SMALL_RANGE = 7, LOG_LO = 16, LOG_HI = 1 << 20 };
 
