@@ -11,7 +11,7 @@ import json
 import pathlib
 import subprocess
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 LIST_SCHEMA = "heaplab.list/1"
 # Allocators given as a shared library path are passed to the runner as is.
@@ -140,6 +140,11 @@ def parse_threads(spec: str | None) -> list[int]:
         if int(part) not in counts:
             counts.append(int(part))
     return counts
+
+
+def format_params(pairs: Iterable[tuple[str, Any]]) -> str:
+    """`count=2000, rounds=10`: workload parameters as the user writes them."""
+    return ", ".join(f"{k}={v}" for k, v in pairs)
 
 
 def parse_params(specs: Sequence[str], workloads: Sequence[Workload]

@@ -104,7 +104,7 @@ def plan(tables: Sequence[published.PublishedTable], cat: catalog_mod.Catalog
     for t in tables:
         for spec in published.run_specs(t):
             if spec.params:
-                given = ", ".join(f"{k}={v}" for k, v in spec.params)
+                given = catalog_mod.format_params(spec.params)
                 raise ReproduceError(
                     f"{t.id}: row of {spec.workload} sets parameters ({given}), which reproduce "
                     f"does not support yet (its cells are told apart by workload, threads and "

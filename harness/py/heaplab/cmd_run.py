@@ -224,7 +224,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
     rundir.point_latest(folder)
     print(f"run: {len(steps)} runs ({len(cells)} cells × {reps} reps) into {folder}", file=sys.stderr)
     for name, pairs in params.items():
-        print(f"run: {name} with " + ", ".join(f"{k}={v}" for k, v in pairs), file=sys.stderr)
+        print(f"run: {name} with {catalog_mod.format_params(pairs)}", file=sys.stderr)
 
     interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout,
                           count_instructions=count_instructions)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .catalog import format_params
 from .mannwhitney import RECOMMENDED_REPETITIONS, mann_whitney_u
 from .merge import (
     MACHINE_INDEPENDENT_METRICS,
@@ -419,7 +420,7 @@ def _check_machines(runs: list[RunFolder], cells: Iterable[CellComparison], forc
 
 
 def _params_text(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "none"
+    return format_params(sorted(params.items())) or "none"
 
 
 def _check_params(base_cells: dict[CellKey, Samples], new_cells: dict[CellKey, Samples],

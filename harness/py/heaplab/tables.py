@@ -12,6 +12,7 @@ import io
 import math
 from typing import Any
 
+from .catalog import format_params
 from .summary import BASELINE, STATUS_NOT_INSTALLED, STATUS_OK
 
 # Above a million, figures read better with a suffix (309M ns, not 309038895).
@@ -94,7 +95,7 @@ def _md_escape(text: str) -> str:
 
 def params_text(row: dict[str, Any]) -> str:
     """`count=2000, rounds=10`: the parameters the user set for a row, or ''."""
-    return ", ".join(f"{k}={v}" for k, v in (row.get("params") or {}).items())
+    return format_params((row.get("params") or {}).items())
 
 
 def workload_label(row: dict[str, Any]) -> str:
