@@ -21,7 +21,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
     struct span *s = &seg->spans[head];
     unsigned cls = seg->page_class[head] - 1u;
     const struct size_class *c = &hl_classes[cls];
-    if (s->cls != cls || s->pages != c->span_pages || head % c->span_pages) {
+    if (s->cls != cls || s->pages != c->span_pages || head % c->span_pages || s->heap >= SMALL_HEAPS) {
         hl_report("span header disagrees with the page table", span_start(seg, head));
         return 1;
     }
@@ -84,10 +84,53 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
     return bad;
 }
 
+/* One heap's state of one class: its lists, stored batches and counters. */
+static int check_central(const struct class_central *cc, unsigned heap, unsigned cls, size_t spans, size_t purged)
+{
+    int bad = 0;
+    const struct size_class *c = &hl_classes[cls];
+    for (struct span *s = cc->partial; s; s = s->next)
+        if (s->cls != cls || s->heap != heap || !s->in_partial || s->free_count == 0) {
+            hl_report("partial list holds a wrong span", cls);
+            bad++;
+            break;
+        }
+    for (struct span *s = cc->dirty; s; s = s->dnext)
+        if (s->cls != cls || s->heap != heap || !s->in_dirty || (s->dnext && s->dnext->dprev != s)) {
+            hl_report("dirty list broken", cls);
+            bad++;
+            break;
+        }
+    for (unsigned i = 0; i < cc->xfer_count; i++) {
+        size_t n = 0;
+        for (struct tnode *node = cc->xfer[i]; node; node = node->next, n++) {
+            uintptr_t a = (uintptr_t)node;
+            if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
+                node->slack != small_slack_slot(a, c) || atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
+                hl_report("transfer batch holds a live block or one of another class", a);
+                bad++;
+                break;
+            }
+        }
+        if (n != cc->xfer_n[i]) {
+            hl_report("transfer batch count disagrees with its list; class", cls);
+            bad++;
+        }
+    }
+    if (spans != cc->spans || spans * ((size_t)1 << c->span_shift) != cc->span_bytes || purged != cc->purged_bytes) {
+        hl_report("class counters disagree with its spans; class", cls);
+        bad++;
+    }
+    return bad;
+}
+
 static int check_small(void)
 {
     int bad = 0;
-    size_t spans[NCLASSES] = {0}, out[NCLASSES] = {0}, purged[NCLASSES] = {0}, live[NCLASSES] = {0};
+    /* spans and purged bytes per heap; blocks out per class (a heap's
+     * out_bytes alone is not meaningful, see class_central) */
+    size_t spans[SMALL_HEAPS][NCLASSES] = {{0}}, purged[SMALL_HEAPS][NCLASSES] = {{0}};
+    size_t out[NCLASSES] = {0}, live[NCLASSES] = {0};
     size_t segs = 0, free_pages = 0;
     for (struct small_seg *seg = hl_pool.head; seg; seg = seg->next, segs++) {
         if (seg->magic != SMALL_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_SMALL ||
@@ -114,8 +157,9 @@ static int check_small(void)
                     hl_report("span pages disagree in the page table", (uintptr_t)seg + ((uintptr_t)q << PAGE_SHIFT));
                     bad++;
                 }
-            spans[cls]++;
-            bad += check_span(seg, p, &out[cls], &live[cls], &purged[cls]);
+            unsigned h = seg->spans[p].heap % SMALL_HEAPS;
+            spans[h][cls]++;
+            bad += check_span(seg, p, &out[cls], &live[cls], &purged[h][cls]);
             p += k;
         }
     }
@@ -133,42 +177,17 @@ static int check_small(void)
             cached[cls] += SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
     pthread_mutex_unlock(&hl_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct class_central *cc = &hl_central[cls];
         const struct size_class *c = &hl_classes[cls];
-        size_t partial = 0, dirty = 0;
-        for (struct span *s = cc->partial; s; s = s->next, partial++)
-            if (s->cls != cls || !s->in_partial || s->free_count == 0) {
-                hl_report("partial list holds a wrong span", cls);
-                bad++;
-                break;
-            }
-        for (struct span *s = cc->dirty; s; s = s->dnext, dirty++)
-            if (s->cls != cls || !s->in_dirty || (s->dnext && s->dnext->dprev != s)) {
-                hl_report("dirty list broken", cls);
-                bad++;
-                break;
-            }
-        size_t xfer = 0;
-        for (unsigned i = 0; i < cc->xfer_count; i++) {
-            size_t n = 0;
-            for (struct tnode *node = cc->xfer[i]; node; node = node->next, n++) {
-                uintptr_t a = (uintptr_t)node;
-                if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-                    node->slack != small_slack_slot(a, c) || atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
-                    hl_report("transfer batch holds a foreign or live block", a);
-                    bad++;
-                    break;
-                }
-            }
-            if (n != cc->xfer_n[i]) {
-                hl_report("transfer batch count disagrees with its list; class", cls);
-                bad++;
-            }
-            xfer += cc->xfer_n[i];
+        size_t xfer = 0, out_bytes = 0;
+        for (unsigned h = 0; h < SMALL_HEAPS; h++) {
+            const struct class_central *cc = &hl_central[h][cls];
+            bad += check_central(cc, h, cls, spans[h][cls], purged[h][cls]);
+            for (unsigned i = 0; i < cc->xfer_count; i++)
+                xfer += cc->xfer_n[i];
+            out_bytes += cc->out_bytes;
         }
-        if (spans[cls] != cc->spans || spans[cls] * ((size_t)1 << c->span_shift) != cc->span_bytes ||
-            (out[cls] - xfer) * c->size != cc->out_bytes || purged[cls] != cc->purged_bytes) {
-            hl_report("class counters disagree with its spans; class", cls);
+        if ((out[cls] - xfer) * c->size != out_bytes) {
+            hl_report("class's blocks out disagree with its spans; class", cls);
             bad++;
         }
         if (out[cls] != live[cls] + cached[cls] + xfer) {
@@ -184,7 +203,7 @@ static int check_small(void)
             if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
                 node->slack != small_slack_slot(a, &hl_classes[cls]) ||
                 atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
-                hl_report("thread cache holds a foreign or live block", a);
+                hl_report("thread cache holds a live block or one of another class", a);
                 bad++;
                 break;
             }

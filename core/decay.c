@@ -18,14 +18,15 @@ static _Atomic int over_budget_purging;
 static size_t purge_older_than(uint64_t now, uint64_t age, bool try, size_t *excess)
 {
     size_t released = 0;
-    for (unsigned w = 0; w < 2; w++) {
-        uint64_t bits = atomic_load_explicit(&hl_dirty_classes[w], memory_order_relaxed);
-        while (bits) {
-            unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
-            bits &= bits - 1;
-            released += central_purge(cls, now, age, try, excess);
+    for (unsigned h = 0; h < SMALL_HEAPS; h++)
+        for (unsigned w = 0; w < 2; w++) {
+            uint64_t bits = atomic_load_explicit(&hl_dirty_classes[h].bits[w], memory_order_relaxed);
+            while (bits) {
+                unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                released += central_purge(h, cls, now, age, try, excess);
+            }
         }
-    }
     released += medium_purge(now, age, try, excess);
     return released;
 }
@@ -41,7 +42,7 @@ void decay_tick(uint32_t *events)
      * gets it back before its next phase, not two ticks later. What was
      * freed in the last DECAY_MS (likely to be reused soon) goes only when
      * the older memory of every class is not enough. */
-    size_t resident_free = atomic_load_explicit(&hl_os.free_resident, memory_order_relaxed);
+    size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
         purge_older_than(now, DECAY_MS, true, &excess);
@@ -68,10 +69,16 @@ void decay_after_fork_child(void)
 
 size_t decay_purge_all(void)
 {
-    /* every class, not only the ones flagged dirty: trim must not miss one */
+    /* every class, not only the ones flagged dirty: trim must not miss one.
+     * Stored batches first, so that blocks of one heap stored in another
+     * are in their spans' bitmaps before any span is purged. */
     size_t released = 0;
-    for (unsigned cls = 0; cls < NCLASSES; cls++)
-        released += central_purge(cls, 0, 0, false, NULL);
+    for (unsigned h = 0; h < SMALL_HEAPS; h++)
+        for (unsigned cls = 0; cls < NCLASSES; cls++)
+            central_drain(h, cls);
+    for (unsigned h = 0; h < SMALL_HEAPS; h++)
+        for (unsigned cls = 0; cls < NCLASSES; cls++)
+            released += central_purge(h, cls, 0, 0, false, NULL);
     released += medium_purge(0, 0, false, NULL);
     released += large_purge(0, 0, false);
     released += segment_release_empty(0);

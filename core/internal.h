@@ -199,6 +199,7 @@ struct span {
     uint8_t in_partial;
     uint8_t in_dirty;
     uint8_t pages;
+    uint8_t heap;               /* the small heap whose lists and lock it belongs to */
 };
 _Static_assert(sizeof(struct span) <= 64, "span fits one cache line");
 _Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a span");
@@ -279,7 +280,8 @@ static inline unsigned span_head_of(uintptr_t a, const struct size_class *c)
     return page_index(a & ~(uintptr_t)c->span_mask);
 }
 
-/* Takes a span of class `cls` (all pages untouched); NULL when out of memory. */
+/* Takes a span of class `cls` (all pages untouched); NULL when out of memory.
+ * The caller sets its heap. */
 struct span *segment_span_alloc(unsigned cls) HL_INTERNAL;
 /* Returns an all-free, fully purged span to its segment. */
 void segment_span_release(struct span *s) HL_INTERNAL;
@@ -299,21 +301,36 @@ extern struct segment_pool hl_pool HL_INTERNAL;
 
 /* ---- small classes, central state (small.c) ---------------------------- */
 
-/* Class locks are striped: class c uses hl_class_locks[c % CLASS_LOCKS].
- * No path ever holds two of them, and fork and stats can take them all
- * (ThreadSanitizer tracks at most 64 held locks). */
-#define CLASS_LOCKS 16
-extern pthread_mutex_t hl_class_locks[CLASS_LOCKS] HL_INTERNAL;
-static inline pthread_mutex_t *class_lock(unsigned cls)
+/* Threads are spread over this many arenas (round-robin at their first
+ * slow path): a thread's medium blocks come from its medium arena, and its
+ * small blocks from the spans of its small heap. Two threads on different
+ * heaps share no span, no lock and no counter line on the small path. */
+#define THREAD_ARENAS 4
+#define SMALL_HEAPS THREAD_ARENAS
+
+/* Class locks are striped per heap: class c of heap h uses
+ * hl_class_locks[h][c % CLASS_LOCKS]. No path ever holds two of them, and
+ * fork and stats can take them all (ThreadSanitizer tracks at most 64 held
+ * locks). Each lock has its own cache line. */
+#define CLASS_LOCKS 8
+struct class_lock_line {
+    _Alignas(64) pthread_mutex_t m;
+};
+extern struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] HL_INTERNAL;
+static inline pthread_mutex_t *class_lock(unsigned heap, unsigned cls)
 {
-    return &hl_class_locks[cls % CLASS_LOCKS];
+    return &hl_class_locks[heap][cls % CLASS_LOCKS].m;
 }
 
-/* Per-class shared state, guarded by class_lock(class).
- * Invariants:
+/* Per-(heap, class) shared state, guarded by class_lock(heap, class).
+ * Spans and their bitmaps belong to one heap; thread caches and transfer
+ * batches may hold blocks of any heap's spans (a block freed by a thread of
+ * another heap), which go back to their own heap's bitmaps when a batch is
+ * emptied. Invariants, summed over the heaps of a class:
  *   span_bytes == spans * span size of the class
  *   out_bytes  == (blocks neither free in a bitmap nor in xfer) * size
- *                 (thread caches + live)
+ *                 (thread caches + live); one heap's figure alone may wrap
+ *                 (it counts what its batches take and give, whoever's)
  *   purged_bytes == OS_PAGE * total set bits in the spans' purged masks
  *   page_free bytes of the class == span_bytes - out_bytes - purged_bytes */
 /* Batches of free blocks kept as lists between a flush and a refill, so a
@@ -326,7 +343,7 @@ static inline pthread_mutex_t *class_lock(unsigned cls)
 #define TRANSFER_MIN_BLOCKS 4
 
 struct class_central {
-    struct span *partial;   /* spans with free blocks */
+    _Alignas(64) struct span *partial;   /* spans with free blocks */
     struct tnode *xfer[TRANSFER_SLOTS]; /* free blocks not in any bitmap */
     uint32_t xfer_n[TRANSFER_SLOTS];
     const void *xfer_owner[TRANSFER_SLOTS]; /* the flushing thread: a refill prefers its own batches (warm in its cache) */
@@ -340,9 +357,13 @@ struct class_central {
     size_t out_bytes;
     size_t purged_bytes;
 };
-extern struct class_central hl_central[NCLASSES] HL_INTERNAL;
-/* bit c set: class c may have dirty spans (a hint for the decay tick) */
-extern _Atomic uint64_t hl_dirty_classes[2] HL_INTERNAL;
+extern struct class_central hl_central[SMALL_HEAPS][NCLASSES] HL_INTERNAL;
+/* bit c of row h set: class c of heap h may have dirty spans or stored
+ * batches (a hint for the decay tick) */
+struct dirty_mask {
+    _Alignas(64) _Atomic uint64_t bits[2];
+};
+extern struct dirty_mask hl_dirty_classes[SMALL_HEAPS] HL_INTERNAL;
 /* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
 extern _Atomic uint64_t hl_clock_ms HL_INTERNAL;
 
@@ -354,16 +375,19 @@ struct tnode {
 };
 _Static_assert(sizeof(struct tnode) <= HL_ALIGN, "a node fits the smallest block");
 
-/* Pops up to `want` free blocks of class `cls` into a NULL-terminated list;
- * returns how many (0 on out of memory). Takes the class lock. */
-unsigned central_refill(unsigned cls, unsigned want, struct tnode **out) HL_INTERNAL;
-/* Returns `n` blocks of class `cls` (a NULL-terminated list) to their spans. */
-void central_flush(unsigned cls, struct tnode *list, unsigned n) HL_INTERNAL;
-/* Purges spans of `cls` dirty for longer than `age_ms` (0: all), oldest
- * first, until *excess bytes went back (no limit when excess is NULL;
+/* Pops up to `want` free blocks of class `cls` from heap `heap` into a
+ * NULL-terminated list; returns how many (0 on out of memory). */
+unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode **out) HL_INTERNAL;
+/* Returns `n` blocks of class `cls` (a NULL-terminated list, blocks of any
+ * heap) to the heap of the first block (to `heap` when n is small). */
+void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n) HL_INTERNAL;
+/* Purges spans of `cls` in `heap` dirty for longer than `age_ms` (0: all),
+ * oldest first, until *excess bytes went back (no limit when excess is NULL;
  * *excess is decreased by what was purged); trylock when `try`. Returns
  * bytes purged. */
-size_t central_purge(unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
+size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
+/* Empties the stored batches of `cls` in `heap` into their spans' bitmaps. */
+void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
@@ -397,7 +421,7 @@ struct tcache {
     size_t peak_reported;           /* part of small_requested already in hl_live_approx */
     uint32_t slow_events;
     uint8_t state;
-    uint8_t arena;
+    uint8_t arena;                  /* < THREAD_ARENAS: medium arena and small heap */
     struct tcache *next, *prev;     /* thread list, under hl_threads.lock */
 };
 
@@ -446,7 +470,7 @@ void tcache_apply_mode(void) HL_INTERNAL;
 
 /* ---- medium arenas (medium.c) ------------------------------------------ */
 
-#define MEDIUM_ARENAS 4
+#define MEDIUM_ARENAS THREAD_ARENAS
 void *medium_malloc(size_t size) HL_INTERNAL;
 void medium_free(void *p) HL_INTERNAL;
 size_t medium_usable(void *p) HL_INTERNAL;
@@ -505,13 +529,20 @@ void decay_after_fork_child(void) HL_INTERNAL;
 
 struct os_counters {
     _Atomic size_t map_count, unmap_count, purge_count;
-    _Atomic size_t free_resident; /* page_free + medium_free, for the decay budget */
     _Atomic size_t live_approx; /* sampled live bytes, for peak_live */
     _Atomic size_t peak_live;
 };
 extern struct os_counters hl_os HL_INTERNAL;
+/* page_free + medium_free, for the decay budget: one counter per small heap
+ * and medium arena (`lane`), on its own cache line, so that threads of
+ * different arenas do not write one shared word on every batch. */
+struct resident_lane {
+    _Alignas(64) _Atomic size_t bytes;
+};
+extern struct resident_lane hl_free_resident[THREAD_ARENAS] HL_INTERNAL;
 void stats_note_live(intptr_t delta) HL_INTERNAL;
-void stats_note_free_resident(size_t before, size_t after) HL_INTERNAL;
+void stats_note_free_resident(unsigned lane, size_t before, size_t after) HL_INTERNAL;
+size_t stats_free_resident(void) HL_INTERNAL;
 
 /* ---- start-up, fork, locks (init.c) ------------------------------------ */
 

@@ -527,7 +527,7 @@ void *medium_malloc(size_t size)
     }
     size_t after = free_resident(ar);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident(before, after);
+    stats_note_free_resident((unsigned)(ar - arenas), before, after);
     stats_note_live((intptr_t)size);
     decay_tick(&hl_tc.slow_events);
     return (char *)b + TAG_BYTES;
@@ -567,7 +567,7 @@ void medium_free(void *p)
         release_block(ar, b, now);
     size_t after = free_resident(ar);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident(before, after);
+    stats_note_free_resident((unsigned)(ar - arenas), before, after);
     stats_note_live(-(intptr_t)request);
     decay_tick(&hl_tc.slow_events);
 }
@@ -616,7 +616,7 @@ int medium_resize_inplace(void *p, size_t size)
     }
     size_t after = free_resident(ar);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident(before, after);
+    stats_note_free_resident((unsigned)(ar - arenas), before, after);
     if (rc == 0)
         stats_note_live((intptr_t)(size - old_request));
     return rc;
@@ -660,7 +660,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
         }
         size_t after = free_resident(ar);
         pthread_mutex_unlock(&ar->lock);
-        stats_note_free_resident(before, after);
+        stats_note_free_resident((unsigned)(ar - arenas), before, after);
     }
     return released;
 }

@@ -1,17 +1,21 @@
 /* heaplab core: the shared side of the small path.
  *
- * Each size class has one central state under its (striped) lock: spans with free
- * blocks (a bitmap per span, 1 = free) and a list of "dirty" spans whose free
- * blocks may cover whole OS pages still resident. Thread caches refill from
- * and flush to it in batches; with caches off every request comes here.
+ * Each size class has one central state per small heap, under its
+ * (striped) lock: spans with free blocks (a bitmap per span, 1 = free), a
+ * list of "dirty" spans whose free blocks may cover whole OS pages still
+ * resident, and stored batches of free blocks. Thread caches refill from and
+ * flush to their own heap in batches; with caches off every request comes
+ * here. Threads of different heaps never carve blocks from the same span, so
+ * they do not write to each other's cache lines (blocks, slots, bitmaps).
  * Blocks are tracked in bitmaps rather than intrusive lists so that an OS
  * page holding only free blocks can be purged without losing a free list. */
 #include "internal.h"
 
-struct class_central hl_central[NCLASSES];
+struct class_central hl_central[SMALL_HEAPS][NCLASSES];
 /* adaptive: spin briefly before sleeping, the critical sections are short */
-pthread_mutex_t hl_class_locks[CLASS_LOCKS] = {[0 ... CLASS_LOCKS - 1] = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP};
-_Atomic uint64_t hl_dirty_classes[2];
+struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] = {
+    [0 ... SMALL_HEAPS - 1] = {[0 ... CLASS_LOCKS - 1] = {PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP}}};
+struct dirty_mask hl_dirty_classes[SMALL_HEAPS];
 _Atomic uint64_t hl_clock_ms;
 
 /* page_free bytes of a class (lock held) */
@@ -93,11 +97,12 @@ static void touch_block(struct class_central *cc, struct span *s, size_t off, si
     }
 }
 
-static struct span *new_span(struct class_central *cc, unsigned cls)
+static struct span *new_span(struct class_central *cc, unsigned heap, unsigned cls)
 {
     struct span *s = segment_span_alloc(cls);
     if (!s)
         return NULL;
+    s->heap = (uint8_t)heap;
     size_t bytes = span_bytes_of(&hl_classes[cls]);
     cc->spans++;
     cc->span_bytes += bytes;
@@ -106,49 +111,65 @@ static struct span *new_span(struct class_central *cc, unsigned cls)
     return s;
 }
 
-unsigned central_refill(unsigned cls, unsigned want, struct tnode **out)
+static unsigned heap_of_block(const struct tnode *node, const struct size_class *c)
+{
+    uintptr_t a = (uintptr_t)node;
+    return small_seg_of(a)->spans[span_head_of(a, c)].heap;
+}
+
+/* Takes a whole stored batch of at most `want` blocks, preferring the newest
+ * one this thread stored (warm in its cache); returns its count, 0 if none
+ * fits. Class lock held. */
+static unsigned take_batch(struct class_central *cc, const struct size_class *c, unsigned want, struct tnode **out)
+{
+    if (!cc->xfer_count)
+        return 0;
+    unsigned top = cc->xfer_count - 1, pick = top;
+    for (unsigned i = cc->xfer_count; i-- > 0;)
+        if (cc->xfer_owner[i] == (const void *)&hl_tc && cc->xfer_n[i] <= want) {
+            pick = i;
+            break;
+        }
+    if (pick != top) {
+        struct tnode *l = cc->xfer[pick];
+        uint32_t nn = cc->xfer_n[pick];
+        const void *o = cc->xfer_owner[pick];
+        cc->xfer[pick] = cc->xfer[top];
+        cc->xfer_n[pick] = cc->xfer_n[top];
+        cc->xfer_owner[pick] = cc->xfer_owner[top];
+        cc->xfer[top] = l;
+        cc->xfer_n[top] = nn;
+        cc->xfer_owner[top] = o;
+    }
+    if (cc->xfer_n[top] > want)
+        return 0;
+    /* its nodes already carry their slack slots */
+    cc->xfer_count--;
+    *out = cc->xfer[top];
+    unsigned n = cc->xfer_n[top];
+    cc->xfer_bytes -= (size_t)n * c->size;
+    cc->out_bytes += (size_t)n * c->size;
+    return n;
+}
+
+unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode **out)
 {
     const struct size_class *c = &hl_classes[cls];
-    struct class_central *cc = &hl_central[cls];
+    struct class_central *cc = &hl_central[heap][cls];
     struct tnode *first = NULL, **link = &first;
     unsigned n = 0;
-    pthread_mutex_lock(class_lock(cls));
+    pthread_mutex_lock(class_lock(heap, cls));
     size_t before = free_resident(cc);
-    if (cc->xfer_count) {
-        /* the newest batch this thread stored, else the newest fitting */
-        unsigned top = cc->xfer_count - 1, pick = top;
-        for (unsigned i = cc->xfer_count; i-- > 0;)
-            if (cc->xfer_owner[i] == (const void *)&hl_tc && cc->xfer_n[i] <= want) {
-                pick = i;
-                break;
-            }
-        if (pick != top) {
-            struct tnode *l = cc->xfer[pick];
-            uint32_t nn = cc->xfer_n[pick];
-            const void *o = cc->xfer_owner[pick];
-            cc->xfer[pick] = cc->xfer[top];
-            cc->xfer_n[pick] = cc->xfer_n[top];
-            cc->xfer_owner[pick] = cc->xfer_owner[top];
-            cc->xfer[top] = l;
-            cc->xfer_n[top] = nn;
-            cc->xfer_owner[top] = o;
-        }
-    }
-    if (cc->xfer_count && cc->xfer_n[cc->xfer_count - 1] <= want) {
-        /* a whole stored batch: its nodes already carry their slack slots */
-        cc->xfer_count--;
-        *out = cc->xfer[cc->xfer_count];
-        n = cc->xfer_n[cc->xfer_count];
-        cc->xfer_bytes -= (size_t)n * c->size;
-        cc->out_bytes += (size_t)n * c->size;
+    n = take_batch(cc, c, want, out);
+    if (n) {
         size_t after = free_resident(cc);
-        pthread_mutex_unlock(class_lock(cls));
-        stats_note_free_resident(before, after);
+        pthread_mutex_unlock(class_lock(heap, cls));
+        stats_note_free_resident(heap, before, after);
         return n;
     }
     while (n < want) {
         struct span *s = cc->partial;
-        if (!s && !(s = new_span(cc, cls)))
+        if (!s && !(s = new_span(cc, heap, cls)))
             break;
         struct small_seg *seg = segment_of_span(s);
         unsigned head = span_head_index(s);
@@ -185,14 +206,17 @@ unsigned central_refill(unsigned cls, unsigned want, struct tnode **out)
     *link = NULL;
     cc->out_bytes += (size_t)n * c->size;
     size_t after = free_resident(cc);
-    pthread_mutex_unlock(class_lock(cls));
-    stats_note_free_resident(before, after);
+    pthread_mutex_unlock(class_lock(heap, cls));
+    stats_note_free_resident(heap, before, after);
     *out = first;
     return n;
 }
 
-/* Returns a list of blocks to their bitmaps (class lock held). */
-static void return_to_bitmaps(struct class_central *cc, const struct size_class *c, struct tnode *list, uint64_t now)
+/* Returns the blocks of a list that belong to `heap` to their bitmaps and
+ * the others onto *foreign, for their own heaps (class lock of `heap`
+ * held). */
+static void return_to_bitmaps(struct class_central *cc, unsigned heap, const struct size_class *c, struct tnode *list,
+                              uint64_t now, struct tnode **foreign)
 {
     for (struct tnode *node = list; node;) {
         struct tnode *next = node->next;
@@ -200,6 +224,12 @@ static void return_to_bitmaps(struct class_central *cc, const struct size_class 
         struct small_seg *seg = small_seg_of(a);
         unsigned head = span_head_of(a, c);
         struct span *s = &seg->spans[head];
+        if (s->heap != heap) {
+            node->next = *foreign;
+            *foreign = node;
+            node = next;
+            continue;
+        }
         size_t off = a - span_start(seg, head);
         size_t idx = (off * c->recip) >> RECIP_SHIFT;
         span_bitmap(seg, head)[idx / 64] |= (uint64_t)1 << (idx % 64);
@@ -216,22 +246,73 @@ static void return_to_bitmaps(struct class_central *cc, const struct size_class 
     }
 }
 
-/* Empties the transfer slots into the bitmaps (class lock held). */
-static void drain_transfer(struct class_central *cc, const struct size_class *c, uint64_t now)
+static void mark_dirty(unsigned heap, unsigned cls)
+{
+    /* read first: the bit is nearly always set already, and a read leaves
+     * the line shared with the decay tick's reader */
+    _Atomic uint64_t *w = &hl_dirty_classes[heap].bits[cls / 64];
+    uint64_t bit = (uint64_t)1 << (cls % 64);
+    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+        atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
+}
+
+/* Returns blocks of other heaps to their bitmaps, one heap at a time (no
+ * class lock held). Their counters do not change: the blocks stopped being
+ * "out" when they entered the batch or cache they come from. */
+static void return_foreign(unsigned cls, struct tnode *foreign)
+{
+    const struct size_class *c = &hl_classes[cls];
+    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
+    while (foreign) {
+        uintptr_t a = (uintptr_t)foreign;
+        unsigned heap = small_seg_of(a)->spans[span_head_of(a, c)].heap;
+        struct tnode *rest = NULL;
+        pthread_mutex_lock(class_lock(heap, cls));
+        return_to_bitmaps(&hl_central[heap][cls], heap, c, foreign, now, &rest);
+        pthread_mutex_unlock(class_lock(heap, cls));
+        mark_dirty(heap, cls);
+        foreign = rest;
+    }
+}
+
+/* Empties the transfer slots into the bitmaps (class lock held); blocks of
+ * other heaps go onto *foreign. */
+static void drain_transfer(struct class_central *cc, unsigned heap, const struct size_class *c, uint64_t now,
+                           struct tnode **foreign)
 {
     while (cc->xfer_count) {
         cc->xfer_count--;
-        return_to_bitmaps(cc, c, cc->xfer[cc->xfer_count], now);
+        return_to_bitmaps(cc, heap, c, cc->xfer[cc->xfer_count], now, foreign);
     }
     cc->xfer_bytes = 0;
 }
 
-void central_flush(unsigned cls, struct tnode *list, unsigned n)
+void central_drain(unsigned heap, unsigned cls)
 {
     const struct size_class *c = &hl_classes[cls];
-    struct class_central *cc = &hl_central[cls];
+    struct class_central *cc = &hl_central[heap][cls];
+    struct tnode *foreign = NULL;
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    pthread_mutex_lock(class_lock(cls));
+    pthread_mutex_lock(class_lock(heap, cls));
+    drain_transfer(cc, heap, c, now, &foreign);
+    pthread_mutex_unlock(class_lock(heap, cls));
+    return_foreign(cls, foreign);
+}
+
+void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
+{
+    const struct size_class *c = &hl_classes[cls];
+    /* A batch goes to the heap of its first block: a consumer thread's
+     * batches of a producer's blocks wait in the producer's heap, where its
+     * next refill takes them whole (a list mixing heaps is sorted out when
+     * it is emptied into the bitmaps). Another heap's thread never gets
+     * this heap's blocks from a batch, which would mix their spans again. */
+    if (n >= TRANSFER_MIN_BLOCKS)
+        heap = heap_of_block(list, c);
+    struct class_central *cc = &hl_central[heap][cls];
+    struct tnode *foreign = NULL;
+    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
+    pthread_mutex_lock(class_lock(heap, cls));
     size_t bytes = (size_t)n * c->size;
     if (n >= TRANSFER_MIN_BLOCKS && cc->xfer_count < TRANSFER_SLOTS && cc->xfer_bytes + bytes <= TRANSFER_BYTES) {
         cc->xfer[cc->xfer_count] = list;
@@ -241,12 +322,13 @@ void central_flush(unsigned cls, struct tnode *list, unsigned n)
         cc->xfer_bytes += bytes;
         cc->xfer_since_ms = now;
     } else {
-        return_to_bitmaps(cc, c, list, now);
+        return_to_bitmaps(cc, heap, c, list, now, &foreign);
     }
     cc->out_bytes -= (size_t)n * c->size;
-    pthread_mutex_unlock(class_lock(cls));
-    stats_note_free_resident(0, (size_t)n * c->size);
-    atomic_fetch_or_explicit(&hl_dirty_classes[cls / 64], (uint64_t)1 << (cls % 64), memory_order_relaxed);
+    pthread_mutex_unlock(class_lock(heap, cls));
+    stats_note_free_resident(heap, 0, (size_t)n * c->size);
+    mark_dirty(heap, cls);
+    return_foreign(cls, foreign);
 }
 
 static bool bits_all_set(const uint64_t *bm, size_t lo, size_t hi)
@@ -320,22 +402,24 @@ static void consume(size_t *excess, size_t bytes)
         *excess -= bytes < *excess ? bytes : *excess;
 }
 
-size_t central_purge(unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
+size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
 {
-    struct class_central *cc = &hl_central[cls];
+    struct class_central *cc = &hl_central[heap][cls];
     const struct size_class *c = &hl_classes[cls];
+    struct tnode *foreign = NULL;
     size_t released = 0;
     if (try) {
-        if (pthread_mutex_trylock(class_lock(cls)) != 0)
+        if (pthread_mutex_trylock(class_lock(heap, cls)) != 0)
             return 0;
     } else {
-        pthread_mutex_lock(class_lock(cls));
+        pthread_mutex_lock(class_lock(heap, cls));
     }
     size_t before = free_resident(cc);
     /* stored batches untouched for as long go to the bitmaps first, where
-     * their pages can be purged */
+     * their pages can be purged (blocks of other heaps to theirs, purged by
+     * those heaps' next pass) */
     if (cc->xfer_count && (age_ms == 0 || now_ms - cc->xfer_since_ms >= age_ms))
-        drain_transfer(cc, c, now_ms);
+        drain_transfer(cc, heap, c, now_ms, &foreign);
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
@@ -355,9 +439,10 @@ size_t central_purge(unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, s
         s = older_next;
     }
     if (!cc->dirty && !cc->xfer_count)
-        atomic_fetch_and_explicit(&hl_dirty_classes[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
+        atomic_fetch_and_explicit(&hl_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
-    pthread_mutex_unlock(class_lock(cls));
-    stats_note_free_resident(before, after);
+    pthread_mutex_unlock(class_lock(heap, cls));
+    stats_note_free_resident(heap, before, after);
+    return_foreign(cls, foreign);
     return released;
 }

@@ -22,10 +22,22 @@ void stats_note_live(intptr_t delta)
     }
 }
 
-void stats_note_free_resident(size_t before, size_t after)
+struct resident_lane hl_free_resident[THREAD_ARENAS];
+
+void stats_note_free_resident(unsigned lane, size_t before, size_t after)
 {
     if (before != after)
-        atomic_fetch_add_explicit(&hl_os.free_resident, after - before, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hl_free_resident[lane].bytes, after - before, memory_order_relaxed);
+}
+
+size_t stats_free_resident(void)
+{
+    /* one lane alone may wrap (bytes freed in one heap's batch, taken back
+     * through another); the sum does not */
+    size_t sum = 0;
+    for (unsigned i = 0; i < THREAD_ARENAS; i++)
+        sum += atomic_load_explicit(&hl_free_resident[i].bytes, memory_order_relaxed);
+    return sum;
 }
 
 /* bytes of a span's slack and bitmap slots that are in use (resident) */
@@ -40,16 +52,24 @@ static void small_stats(hl_stats_t *s)
     size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLACK_STRIDE;
     size_t assigned_pages = 0, out = 0, out_blocks = 0, cached_blocks = 0;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct class_central *cc = &hl_central[cls];
         const struct size_class *c = &hl_classes[cls];
         size_t meta = span_meta_bytes(c);
-        assigned_pages += cc->spans * c->span_pages;
-        s->metadata += cc->spans * meta;
-        s->untouched += cc->spans * (c->span_pages * slot_bytes - meta);
-        s->untouched += cc->purged_bytes;
-        s->page_free += cc->span_bytes - cc->out_bytes - cc->purged_bytes;
-        out += cc->out_bytes;
-        out_blocks += cc->out_bytes / c->size;
+        /* summed over the heaps first: one heap's out_bytes alone may wrap */
+        size_t spans = 0, span_bytes = 0, out_bytes = 0, purged_bytes = 0;
+        for (unsigned h = 0; h < SMALL_HEAPS; h++) {
+            const struct class_central *cc = &hl_central[h][cls];
+            spans += cc->spans;
+            span_bytes += cc->span_bytes;
+            out_bytes += cc->out_bytes;
+            purged_bytes += cc->purged_bytes;
+        }
+        assigned_pages += spans * c->span_pages;
+        s->metadata += spans * meta;
+        s->untouched += spans * (c->span_pages * slot_bytes - meta);
+        s->untouched += purged_bytes;
+        s->page_free += span_bytes - out_bytes - purged_bytes;
+        out += out_bytes;
+        out_blocks += out_bytes / c->size;
     }
     size_t segs = hl_pool.segments;
     s->mapped += segs * SEG_SIZE;

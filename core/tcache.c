@@ -48,7 +48,7 @@ void tcache_flush_all(struct tcache *tc)
         struct tbin *b = &tc->bins[cls];
         unsigned n = bin_count(b);
         if (n) {
-            central_flush(cls, b->head, n);
+            central_flush(tc->arena, cls, b->head, n);
             b->head = NULL;
             OWNER_STORE(b->room, (int32_t)b->limit);
         }
@@ -104,7 +104,7 @@ void tcache_create_key(void)
 static void thread_setup(struct tcache *tc)
 {
     tc->state = THREAD_INIT;
-    tc->arena = (uint8_t)(atomic_fetch_add_explicit(&next_arena, 1, memory_order_relaxed) % MEDIUM_ARENAS);
+    tc->arena = (uint8_t)(atomic_fetch_add_explicit(&next_arena, 1, memory_order_relaxed) % THREAD_ARENAS);
     pthread_mutex_lock(&hl_threads.lock);
     tc->prev = NULL;
     tc->next = hl_threads.head;
@@ -201,7 +201,7 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
             /* a full bin: refills stay rarer than 1 in TCACHE_MAX_BLOCKS
              * small-block mallocs, which keeps them out of the p99 latency */
             unsigned want = b->limit;
-            unsigned n = central_refill(cls, want, &list);
+            unsigned n = central_refill(tc->arena, cls, want, &list);
             if (n == 0)
                 goto out_of_memory;
             b->head = list->next;
@@ -211,7 +211,7 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
             b->head = list->next;
             OWNER_ADD(b->room, 1);
         }
-    } else if (central_refill(cls, 1, &list) == 0) {
+    } else if (central_refill(tc->arena, cls, 1, &list) == 0) {
         goto out_of_memory;
     }
     small_mark_live((uintptr_t)list, c, size);
@@ -252,10 +252,10 @@ HL_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, 
         unsigned give = count - 1;
         node->next = NULL;
         OWNER_STORE(b->room, (int32_t)(b->limit - 1));
-        central_flush(cls, flushed, give);
+        central_flush(tc->arena, cls, flushed, give);
     } else {
         node->next = NULL;
-        central_flush(cls, node, 1);
+        central_flush(tc->arena, cls, node, 1);
     }
     report_live(tc);
     decay_tick(&tc->slow_events);
