@@ -5,7 +5,7 @@
  *   registry.c   which 4 MiB chunk of the address space is which kind of segment
  *   size_class.c small size classes and their span geometry
  *   segment.c    small segments: 64 KiB pages handed to classes as spans
- *   small.c      per-class central state: refill, flush, decay purge
+ *   small.c      per-heap, per-class central state: refill, flush, decay purge
  *   tcache.c     per-thread caches, thread start/exit, the small slow paths
  *   medium.c     boundary-tag arenas for ~32 KiB .. 1 MiB
  *   large.c      direct mappings with a decaying cache, mremap growth
