@@ -301,18 +301,21 @@ extern struct segment_pool hl_pool HL_INTERNAL;
 
 /* ---- small classes, central state (small.c) ---------------------------- */
 
-/* Threads are spread over this many arenas (round-robin at their first
- * slow path): a thread's medium blocks come from its medium arena, and its
- * small blocks from the spans of its small heap. Two threads on different
- * heaps share no span, no lock and no counter line on the small path. */
-#define THREAD_ARENAS 4
+/* Threads are numbered round-robin modulo this at their first slow path:
+ * thread arena a takes its small blocks from the spans of small heap a and
+ * its medium blocks from medium arena a % MEDIUM_ARENAS. Two threads on
+ * different heaps share no span, no lock and no counter line on the small
+ * path; up to this many threads (more than cores, on the machines this
+ * runs on) each have one to themselves. */
+#define THREAD_ARENAS 16
 #define SMALL_HEAPS THREAD_ARENAS
 
 /* Class locks are striped per heap: class c of heap h uses
  * hl_class_locks[h][c % CLASS_LOCKS]. No path ever holds two of them, and
  * fork and stats can take them all (ThreadSanitizer tracks at most 64 held
- * locks). Each lock has its own cache line. */
-#define CLASS_LOCKS 8
+ * locks). Each lock has its own cache line. A heap's lock is shared only by
+ * the threads of that heap and by decay passes (which only try it). */
+#define CLASS_LOCKS 2
 struct class_lock_line {
     _Alignas(64) pthread_mutex_t m;
 };
@@ -421,7 +424,7 @@ struct tcache {
     size_t peak_reported;           /* part of small_requested already in hl_live_approx */
     uint32_t slow_events;
     uint8_t state;
-    uint8_t arena;                  /* < THREAD_ARENAS: medium arena and small heap */
+    uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
     struct tcache *next, *prev;     /* thread list, under hl_threads.lock */
 };
 
@@ -470,7 +473,7 @@ void tcache_apply_mode(void) HL_INTERNAL;
 
 /* ---- medium arenas (medium.c) ------------------------------------------ */
 
-#define MEDIUM_ARENAS THREAD_ARENAS
+#define MEDIUM_ARENAS 4
 void *medium_malloc(size_t size) HL_INTERNAL;
 void medium_free(void *p) HL_INTERNAL;
 size_t medium_usable(void *p) HL_INTERNAL;
