@@ -318,11 +318,18 @@ extern struct segment_pool hl_pool HL_INTERNAL;
 #define CLASS_LOCKS 2
 struct class_lock_line {
     _Alignas(64) pthread_mutex_t m;
+    /* page_free bytes of the classes this lock guards, for the decay budget
+     * (lane_note; read by any thread) */
+    _Atomic size_t free_resident;
 };
 extern struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] HL_INTERNAL;
 static inline pthread_mutex_t *class_lock(unsigned heap, unsigned cls)
 {
     return &hl_class_locks[heap][cls % CLASS_LOCKS].m;
+}
+static inline _Atomic size_t *class_lane(unsigned heap, unsigned cls)
+{
+    return &hl_class_locks[heap][cls % CLASS_LOCKS].free_resident;
 }
 
 /* Per-(heap, class) shared state, guarded by class_lock(heap, class).
@@ -422,6 +429,7 @@ struct tcache {
     size_t small_requested;         /* requests malloc'd - freed by this thread, mod 2^64 */
     size_t allocs;                  /* small allocations (frees are derived in stats.c) */
     size_t peak_reported;           /* part of small_requested already in hl_live_approx */
+    intptr_t live_pending;          /* medium and large live bytes not yet in hl_live_approx (owner only) */
     uint32_t slow_events;
     uint8_t state;
     uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
@@ -468,6 +476,12 @@ void count_request_change(size_t now, size_t before) HL_INTERNAL;
  * threads, zeroing it) and folds its counters into hl_threads. */
 void tcache_after_fork_child(void) HL_INTERNAL;
 void tcache_create_key(void) HL_INTERNAL;
+/* A medium or large block changed live by `delta` bytes. The thread
+ * gathers such changes and feeds the peak-live sampler once they reach
+ * LIVE_REPORT_BYTES either way (and at thread exit), so a medium malloc or
+ * free does not pay a locked instruction for a statistic. */
+#define LIVE_REPORT_BYTES ((intptr_t)1 << 20)
+void tcache_note_live(intptr_t delta) HL_INTERNAL;
 /* brings the calling thread's cache in line with hl_tcache_on now */
 void tcache_apply_mode(void) HL_INTERNAL;
 
@@ -486,6 +500,8 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) 
 void medium_lock_all(void) HL_INTERNAL;
 void medium_unlock_all(void) HL_INTERNAL;
 void medium_stats(hl_stats_t *s) HL_INTERNAL;
+/* the medium arenas' lanes of free resident bytes, summed */
+size_t medium_free_resident(void) HL_INTERNAL;
 int medium_check(void) HL_INTERNAL;
 
 /* ---- large mappings (large.c) ------------------------------------------ */
@@ -536,15 +552,22 @@ struct os_counters {
     _Atomic size_t peak_live;
 };
 extern struct os_counters hl_os HL_INTERNAL;
-/* page_free + medium_free, for the decay budget: one counter per small heap
- * and medium arena (`lane`), on its own cache line, so that threads of
- * different arenas do not write one shared word on every batch. */
-struct resident_lane {
-    _Alignas(64) _Atomic size_t bytes;
-};
-extern struct resident_lane hl_free_resident[THREAD_ARENAS] HL_INTERNAL;
 void stats_note_live(intptr_t delta) HL_INTERNAL;
-void stats_note_free_resident(unsigned lane, size_t before, size_t after) HL_INTERNAL;
+
+/* Free resident bytes (page_free + medium_free) are counted for the decay
+ * budget in lanes: one per class lock and one per medium arena, each
+ * written only under its lock, in the cache line of that lock. So the
+ * update is a plain add and not a locked instruction (which would wait for
+ * every store before it, such as the program's writes to its blocks). A
+ * lane alone may wrap (bytes freed in one heap's batch and taken back
+ * through another); the sum does not. */
+static inline void lane_note(_Atomic size_t *lane, size_t before, size_t after)
+{
+    if (before != after)
+        atomic_store_explicit(lane, atomic_load_explicit(lane, memory_order_relaxed) + (after - before),
+                              memory_order_relaxed);
+}
+/* the sum over every lane */
 size_t stats_free_resident(void) HL_INTERNAL;
 
 /* ---- start-up, fork, locks (init.c) ------------------------------------ */

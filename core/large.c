@@ -186,7 +186,7 @@ void *large_malloc(size_t size, size_t align, bool zero)
     void *p = (char *)h + offset;
     if (zero && !fresh)
         memset(p, 0, size);
-    stats_note_live((intptr_t)size);
+    tcache_note_live((intptr_t)size);
     decay_tick(&hl_tc.slow_events);
     return p;
 }
@@ -243,7 +243,7 @@ void large_free(void *p)
     pthread_mutex_unlock(&L.lock);
     if (evict)
         unmap_mapping(evict);
-    stats_note_live(-(intptr_t)request);
+    tcache_note_live(-(intptr_t)request);
     decay_tick(&hl_tc.slow_events);
 }
 
@@ -275,7 +275,7 @@ void *large_realloc(void *p, size_t size)
     pthread_mutex_unlock(&L.lock);
     if (!result)
         return NULL;
-    stats_note_live((intptr_t)(size - old_request));
+    tcache_note_live((intptr_t)(size - old_request));
     return (char *)result + offset;
 }
 

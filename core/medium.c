@@ -101,6 +101,7 @@ struct arena {
     size_t segments, free_bytes, purged_bytes, used_bytes, used_count, live_request;
     size_t allocs, frees;
     struct reuse_cache reuse;
+    _Atomic size_t free_resident_lane; /* lane_note: free_resident(), for the decay budget */
     char pad[64];
 };
 
@@ -526,9 +527,9 @@ void *medium_malloc(size_t size)
         b = carve(ar, f, need, size);
     }
     size_t after = free_resident(ar);
+    lane_note(&ar->free_resident_lane, before, after);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident((unsigned)(ar - arenas), before, after);
-    stats_note_live((intptr_t)size);
+    tcache_note_live((intptr_t)size);
     decay_tick(&hl_tc.slow_events);
     return (char *)b + TAG_BYTES;
 }
@@ -566,9 +567,9 @@ void medium_free(void *p)
     if (!reuse_put(ar, b, now))
         release_block(ar, b, now);
     size_t after = free_resident(ar);
+    lane_note(&ar->free_resident_lane, before, after);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident((unsigned)(ar - arenas), before, after);
-    stats_note_live(-(intptr_t)request);
+    tcache_note_live(-(intptr_t)request);
     decay_tick(&hl_tc.slow_events);
 }
 
@@ -615,10 +616,10 @@ int medium_resize_inplace(void *p, size_t size)
         ar->live_request += size - old_request;
     }
     size_t after = free_resident(ar);
+    lane_note(&ar->free_resident_lane, before, after);
     pthread_mutex_unlock(&ar->lock);
-    stats_note_free_resident((unsigned)(ar - arenas), before, after);
     if (rc == 0)
-        stats_note_live((intptr_t)(size - old_request));
+        tcache_note_live((intptr_t)(size - old_request));
     return rc;
 }
 
@@ -659,10 +660,18 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
             f = newer;
         }
         size_t after = free_resident(ar);
+        lane_note(&ar->free_resident_lane, before, after);
         pthread_mutex_unlock(&ar->lock);
-        stats_note_free_resident((unsigned)(ar - arenas), before, after);
     }
     return released;
+}
+
+size_t medium_free_resident(void)
+{
+    size_t sum = 0;
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
+        sum += atomic_load_explicit(&arenas[i].free_resident_lane, memory_order_relaxed);
+    return sum;
 }
 
 void medium_lock_all(void)

@@ -163,8 +163,8 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
     n = take_batch(cc, c, want, out);
     if (n) {
         size_t after = free_resident(cc);
+        lane_note(class_lane(heap, cls), before, after);
         pthread_mutex_unlock(class_lock(heap, cls));
-        stats_note_free_resident(heap, before, after);
         return n;
     }
     while (n < want) {
@@ -206,8 +206,8 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
     *link = NULL;
     cc->out_bytes += (size_t)n * c->size;
     size_t after = free_resident(cc);
+    lane_note(class_lane(heap, cls), before, after);
     pthread_mutex_unlock(class_lock(heap, cls));
-    stats_note_free_resident(heap, before, after);
     *out = first;
     return n;
 }
@@ -325,8 +325,8 @@ void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
         return_to_bitmaps(cc, heap, c, list, now, &foreign);
     }
     cc->out_bytes -= (size_t)n * c->size;
+    lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
     pthread_mutex_unlock(class_lock(heap, cls));
-    stats_note_free_resident(heap, 0, (size_t)n * c->size);
     mark_dirty(heap, cls);
     return_foreign(cls, foreign);
 }
@@ -441,8 +441,8 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     if (!cc->dirty && !cc->xfer_count)
         atomic_fetch_and_explicit(&hl_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
+    lane_note(class_lane(heap, cls), before, after);
     pthread_mutex_unlock(class_lock(heap, cls));
-    stats_note_free_resident(heap, before, after);
     return_foreign(cls, foreign);
     return released;
 }

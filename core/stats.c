@@ -22,21 +22,12 @@ void stats_note_live(intptr_t delta)
     }
 }
 
-struct resident_lane hl_free_resident[THREAD_ARENAS];
-
-void stats_note_free_resident(unsigned lane, size_t before, size_t after)
-{
-    if (before != after)
-        atomic_fetch_add_explicit(&hl_free_resident[lane].bytes, after - before, memory_order_relaxed);
-}
-
 size_t stats_free_resident(void)
 {
-    /* one lane alone may wrap (bytes freed in one heap's batch, taken back
-     * through another); the sum does not */
-    size_t sum = 0;
-    for (unsigned i = 0; i < THREAD_ARENAS; i++)
-        sum += atomic_load_explicit(&hl_free_resident[i].bytes, memory_order_relaxed);
+    size_t sum = medium_free_resident();
+    for (unsigned h = 0; h < SMALL_HEAPS; h++)
+        for (unsigned i = 0; i < CLASS_LOCKS; i++)
+            sum += atomic_load_explicit(&hl_class_locks[h][i].free_resident, memory_order_relaxed);
     return sum;
 }
 

@@ -59,6 +59,8 @@ static void thread_exit(void *arg)
 {
     struct tcache *tc = arg;
     tcache_flush_all(tc);
+    stats_note_live(tc->live_pending);
+    tc->live_pending = 0;
     set_limits(tc, false);
     pthread_mutex_lock(&hl_threads.lock);
     if (tc->prev)
@@ -172,6 +174,25 @@ void count_request_change(size_t now, size_t before)
         return;
     }
     OWNER_ADD(tc->small_requested, now - before);
+}
+
+void tcache_note_live(intptr_t delta)
+{
+    struct tcache *tc = &hl_tc;
+    /* a thread that was never set up has no exit handler to report what
+     * it gathered: it sets up now (as on its first small slow path) */
+    if (HL_UNLIKELY(tc->state == THREAD_NEW))
+        thread_setup(tc);
+    if (tc->state != THREAD_ACTIVE) {
+        stats_note_live(delta);
+        return;
+    }
+    intptr_t pending = tc->live_pending + delta;
+    if (pending >= LIVE_REPORT_BYTES || pending <= -LIVE_REPORT_BYTES) {
+        stats_note_live(pending);
+        pending = 0;
+    }
+    tc->live_pending = pending;
 }
 
 /* feeds the peak-live sampler with what this thread changed since last time */
