@@ -78,9 +78,15 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 #define REUSE_MARK SIZE_MAX
 /* a cached block serves a request when at most 1/REUSE_SLACK bigger */
 #define REUSE_SLACK 8
+/* a medium block's size (a request up to MEDIUM_MAX, its tag, a remainder
+ * too small to split off) fits the cache's 32-bit size field */
+_Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + HL_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
 
 struct reuse_cache {
     struct mblock *blocks[NBINS][REUSE_PER_BIN];
+    /* each block's size, so a search does not read the blocks' tags (a
+     * cache miss per candidate) */
+    uint32_t sizes[NBINS][REUSE_PER_BIN];
     uint64_t since_ms[NBINS][REUSE_PER_BIN];
     uint8_t count[NBINS];
     size_t bytes;
@@ -372,6 +378,7 @@ static void reuse_remove(struct reuse_cache *rc, unsigned k, unsigned i)
 {
     unsigned last = --rc->count[k];
     rc->blocks[k][i] = rc->blocks[k][last];
+    rc->sizes[k][i] = rc->sizes[k][last];
     rc->since_ms[k][i] = rc->since_ms[k][last];
 }
 
@@ -387,6 +394,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     count_freed(ar, b);
     b->request = REUSE_MARK;
     rc->blocks[k][rc->count[k]] = b;
+    rc->sizes[k][rc->count[k]] = (uint32_t)size;
     rc->since_ms[k][rc->count[k]] = now;
     rc->count[k]++;
     rc->bytes += size;
@@ -402,10 +410,10 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
     /* a fitting block sits in need's bin or the next one */
     for (unsigned k = first; k <= first + 1 && k < NBINS; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
-            struct mblock *b = rc->blocks[k][i];
-            size_t size = block_size(b);
+            size_t size = rc->sizes[k][i];
             if (size < need || size - need > need / REUSE_SLACK)
                 continue;
+            struct mblock *b = rc->blocks[k][i];
             reuse_remove(rc, k, i);
             rc->bytes -= size;
             ar->free_bytes -= size;
@@ -800,8 +808,9 @@ int medium_check(void)
                 struct mblock *b = ar->reuse.blocks[k][e];
                 listed_b += block_size(b);
                 listed_n++;
-                if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k) {
-                    hl_report("medium reuse cache holds a block not marked cached, or in the wrong bin", (uintptr_t)b);
+                if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
+                    ar->reuse.sizes[k][e] != block_size(b)) {
+                    hl_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                     bad++;
                 }
             }
