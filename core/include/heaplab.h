@@ -45,7 +45,7 @@ void hl_free_aligned_sized(void *p, size_t align, size_t size);
     X(untouched, "bytes mapped but never handed out, or returned to the OS")      \
     X(metadata, "bytes of heaplab's own structures and headers")                  \
     X(resident_estimate, "mapped minus what heaplab has returned with madvise")   \
-    X(peak_live, "largest value of live so far")                                  \
+    X(peak_live, "largest live seen by hl_stats or sampled from threads")         \
     X(alloc_count, "allocations served")                                          \
     X(free_count, "frees served")                                                 \
     X(os_map_count, "mappings requested from the OS")                             \
