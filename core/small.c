@@ -264,8 +264,7 @@ static void return_foreign(unsigned cls, struct tnode *foreign)
     const struct size_class *c = &hl_classes[cls];
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
     while (foreign) {
-        uintptr_t a = (uintptr_t)foreign;
-        unsigned heap = small_seg_of(a)->spans[span_head_of(a, c)].heap;
+        unsigned heap = heap_of_block(foreign, c);
         struct tnode *rest = NULL;
         pthread_mutex_lock(class_lock(heap, cls));
         return_to_bitmaps(&hl_central[heap][cls], heap, c, foreign, now, &rest);
@@ -304,9 +303,10 @@ void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
     const struct size_class *c = &hl_classes[cls];
     /* A batch goes to the heap of its first block: a consumer thread's
      * batches of a producer's blocks wait in the producer's heap, where its
-     * next refill takes them whole (a list mixing heaps is sorted out when
-     * it is emptied into the bitmaps). Another heap's thread never gets
-     * this heap's blocks from a batch, which would mix their spans again. */
+     * next refill takes them whole. A thread of another heap gets this
+     * heap's blocks from a batch only when a list mixed heaps (sorted out
+     * when it is emptied into the bitmaps); taking them often would mix the
+     * heaps' spans again. */
     if (n >= TRANSFER_MIN_BLOCKS)
         heap = heap_of_block(list, c);
     struct class_central *cc = &hl_central[heap][cls];
