@@ -20,8 +20,8 @@ void hl_lock_all(void)
 {
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned i = 0; i < CLASS_LOCKS; i++)
-            pthread_mutex_lock(&hl_class_locks[h][i].m);
-    pthread_mutex_lock(&hl_pool.lock);
+            hl_mutex_lock(&hl_class_locks[h][i].m);
+    hl_mutex_lock(&hl_pool.lock);
     medium_lock_all();
     large_lock();
 }
@@ -30,10 +30,10 @@ void hl_unlock_all(void)
 {
     large_unlock();
     medium_unlock_all();
-    pthread_mutex_unlock(&hl_pool.lock);
+    hl_mutex_unlock(&hl_pool.lock);
     for (unsigned h = SMALL_HEAPS; h-- > 0;)
         for (unsigned i = CLASS_LOCKS; i-- > 0;)
-            pthread_mutex_unlock(&hl_class_locks[h][i].m);
+            hl_mutex_unlock(&hl_class_locks[h][i].m);
 }
 
 /* fork: no lock may be held by a thread that will not exist in the child.

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "heaplab.h"
+#include "lock.h"
 #include "os.h"
 
 /* One debug level: 0 (release) or 1 (extra validation on every operation). */
@@ -292,7 +293,7 @@ size_t segment_release_empty(unsigned keep) HL_INTERNAL;
 
 /* Segment pool state, guarded by pool_lock. */
 struct segment_pool {
-    pthread_mutex_t lock;
+    hl_mutex lock;
     struct small_seg *head;
     size_t segments;
     size_t free_page_count;
@@ -317,13 +318,13 @@ extern struct segment_pool hl_pool HL_INTERNAL;
  * the threads of that heap and by decay passes (which only try it). */
 #define CLASS_LOCKS 2
 struct class_lock_line {
-    _Alignas(64) pthread_mutex_t m;
+    _Alignas(64) hl_mutex m;
     /* page_free bytes of the classes this lock guards, for the decay budget
      * (lane_note; read by any thread) */
     _Atomic size_t free_resident;
 };
 extern struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] HL_INTERNAL;
-static inline pthread_mutex_t *class_lock(unsigned heap, unsigned cls)
+static inline hl_mutex *class_lock(unsigned heap, unsigned cls)
 {
     return &hl_class_locks[heap][cls % CLASS_LOCKS].m;
 }

@@ -39,12 +39,12 @@ _Static_assert(sizeof(struct large_hdr) <= LARGE_HDR_BYTES, "large header fits")
  * live_offset == sum of offsets, live_request == sum of requests,
  * cache_bytes == sum of map_size over cached mappings. */
 static struct {
-    pthread_mutex_t lock;
+    hl_mutex lock;
     struct large_hdr *live, *cache;
     size_t live_count, live_map, live_offset, live_request;
     size_t cache_count, cache_bytes;
     size_t allocs, frees;
-} L = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} L = {.lock = HL_MUTEX_INIT};
 
 static void list_push(struct large_hdr **head, struct large_hdr *h)
 {
@@ -157,10 +157,10 @@ void *large_malloc(size_t size, size_t align, bool zero)
         return NULL;
     }
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
     struct large_hdr *h = cache_take(need);
     struct large_hdr *smaller = h ? NULL : cache_take_smaller(need);
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     bool fresh = false;
     if (smaller) {
         /* its resident pages are reused; only the growth is new */
@@ -179,10 +179,10 @@ void *large_malloc(size_t size, size_t align, bool zero)
         registry_set(h, KIND_LARGE);
         fresh = true;
     }
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
     live_insert(h, offset, size);
     L.allocs++;
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     void *p = (char *)h + offset;
     if (zero && !fresh)
         memset(p, 0, size);
@@ -217,7 +217,7 @@ void large_free(void *p)
     struct large_hdr *h = header_of(p);
     struct large_hdr *evict = NULL;
     uint64_t now = os_now_ms();
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
     size_t request = h->request;
     live_remove(h);
     L.frees++;
@@ -240,7 +240,7 @@ void large_free(void *p)
             evict = old;
         }
     }
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     if (evict)
         unmap_mapping(evict);
     tcache_note_live(-(intptr_t)request);
@@ -255,9 +255,9 @@ void *large_realloc(void *p, size_t size)
         return NULL;
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
     size_t old_request = h->request;
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
     live_remove(h);
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     struct large_hdr *result = h;
     size_t old_map = h->map_size;
     if (need <= old_map) {
@@ -267,12 +267,12 @@ void *large_realloc(void *p, size_t size)
     } else {
         result = grow_mapping(h, need);
     }
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
     if (result)
         live_insert(result, offset, size);
     else
         live_insert(h, offset, old_request);
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     if (!result)
         return NULL;
     tcache_note_live((intptr_t)(size - old_request));
@@ -284,10 +284,10 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
     struct large_hdr *victims = NULL;
     size_t released = 0;
     if (try) {
-        if (pthread_mutex_trylock(&L.lock) != 0)
+        if (!hl_mutex_trylock(&L.lock))
             return 0;
     } else {
-        pthread_mutex_lock(&L.lock);
+        hl_mutex_lock(&L.lock);
     }
     struct large_hdr *h = L.cache;
     while (h) {
@@ -301,7 +301,7 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
         }
         h = next;
     }
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
     while (victims) {
         struct large_hdr *next = victims->next;
         released += victims->map_size;
@@ -313,12 +313,12 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
 
 void large_lock(void)
 {
-    pthread_mutex_lock(&L.lock);
+    hl_mutex_lock(&L.lock);
 }
 
 void large_unlock(void)
 {
-    pthread_mutex_unlock(&L.lock);
+    hl_mutex_unlock(&L.lock);
 }
 
 void large_stats(hl_stats_t *s)

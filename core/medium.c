@@ -99,7 +99,7 @@ struct reuse_cache {
  *   live_request == sum of their requests
  *   reuse.bytes  == sum of the sizes of cached blocks */
 struct arena {
-    pthread_mutex_t lock;
+    hl_mutex lock;
     struct mfree *bins[NBINS];
     uint64_t nonempty[(NBINS + 63) / 64];
     struct mfree *dirty, *dirty_tail;
@@ -117,7 +117,7 @@ static size_t free_resident(const struct arena *ar)
 }
 
 static struct arena arenas[MEDIUM_ARENAS] = {
-    [0 ... MEDIUM_ARENAS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER},
+    [0 ... MEDIUM_ARENAS - 1] = {.lock = HL_MUTEX_INIT},
 };
 
 static size_t block_size(const struct mblock *b)
@@ -506,12 +506,12 @@ static struct arena *lock_some_arena(unsigned *index)
     unsigned home = hl_tc.arena % MEDIUM_ARENAS;
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         unsigned k = (home + i) % MEDIUM_ARENAS;
-        if (pthread_mutex_trylock(&arenas[k].lock) == 0) {
+        if (hl_mutex_trylock(&arenas[k].lock)) {
             *index = k;
             return &arenas[k];
         }
     }
-    pthread_mutex_lock(&arenas[home].lock);
+    hl_mutex_lock(&arenas[home].lock);
     *index = home;
     return &arenas[home];
 }
@@ -528,7 +528,7 @@ void *medium_malloc(size_t size)
         if (!f)
             f = segment_new(ar, index);
         if (!f) {
-            pthread_mutex_unlock(&ar->lock);
+            hl_mutex_unlock(&ar->lock);
             errno = ENOMEM;
             return NULL;
         }
@@ -536,7 +536,7 @@ void *medium_malloc(size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    pthread_mutex_unlock(&ar->lock);
+    hl_mutex_unlock(&ar->lock);
     tcache_note_live((intptr_t)size);
     decay_tick(&hl_tc.slow_events);
     return (char *)b + TAG_BYTES;
@@ -569,14 +569,14 @@ void medium_free(void *p)
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     struct arena *ar = &arenas[medium_seg_of(b)->arena];
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    pthread_mutex_lock(&ar->lock);
+    hl_mutex_lock(&ar->lock);
     size_t before = free_resident(ar);
     size_t request = b->request;
     if (!reuse_put(ar, b, now))
         release_block(ar, b, now);
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    pthread_mutex_unlock(&ar->lock);
+    hl_mutex_unlock(&ar->lock);
     tcache_note_live(-(intptr_t)request);
     decay_tick(&hl_tc.slow_events);
 }
@@ -588,7 +588,7 @@ int medium_resize_inplace(void *p, size_t size)
     struct arena *ar = &arenas[seg->arena];
     size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
     int rc = -1;
-    pthread_mutex_lock(&ar->lock);
+    hl_mutex_lock(&ar->lock);
     size_t before = free_resident(ar);
     size_t cur = block_size(b);
     size_t old_request = b->request;
@@ -625,7 +625,7 @@ int medium_resize_inplace(void *p, size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    pthread_mutex_unlock(&ar->lock);
+    hl_mutex_unlock(&ar->lock);
     if (rc == 0)
         tcache_note_live((intptr_t)(size - old_request));
     return rc;
@@ -645,10 +645,10 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         struct arena *ar = &arenas[i];
         if (try) {
-            if (pthread_mutex_trylock(&ar->lock) != 0)
+            if (!hl_mutex_trylock(&ar->lock))
                 continue;
         } else {
-            pthread_mutex_lock(&ar->lock);
+            hl_mutex_lock(&ar->lock);
         }
         size_t before = free_resident(ar);
         reuse_drain(ar, now_ms, age_ms);
@@ -669,7 +669,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
         }
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
-        pthread_mutex_unlock(&ar->lock);
+        hl_mutex_unlock(&ar->lock);
     }
     return released;
 }
@@ -685,13 +685,13 @@ size_t medium_free_resident(void)
 void medium_lock_all(void)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
-        pthread_mutex_lock(&arenas[i].lock);
+        hl_mutex_lock(&arenas[i].lock);
 }
 
 void medium_unlock_all(void)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
-        pthread_mutex_unlock(&arenas[i].lock);
+        hl_mutex_unlock(&arenas[i].lock);
 }
 
 /* ---- accounting and checking (all arena locks held) ------------------------ */

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-struct segment_pool hl_pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct segment_pool hl_pool = {.lock = HL_MUTEX_INIT};
 
 struct small_seg *segment_of_span(struct span *s)
 {
@@ -66,7 +66,7 @@ struct span *segment_span_alloc(unsigned cls)
 {
     const struct size_class *c = &hl_classes[cls];
     unsigned k = c->span_pages;
-    pthread_mutex_lock(&hl_pool.lock);
+    hl_mutex_lock(&hl_pool.lock);
     struct small_seg *seg;
     int head = -1;
     for (seg = hl_pool.head; seg; seg = seg->next) {
@@ -77,7 +77,7 @@ struct span *segment_span_alloc(unsigned cls)
     if (!seg) {
         seg = segment_new();
         if (!seg) {
-            pthread_mutex_unlock(&hl_pool.lock);
+            hl_mutex_unlock(&hl_pool.lock);
             return NULL;
         }
         head = find_run(seg->free_pages, k);
@@ -96,7 +96,7 @@ struct span *segment_span_alloc(unsigned cls)
         seg->page_info[p] = info;
         seg->page_class[p] = (uint8_t)(cls + 1);
     }
-    pthread_mutex_unlock(&hl_pool.lock);
+    hl_mutex_unlock(&hl_pool.lock);
 
     struct span *s = &seg->spans[head];
     memset(s, 0, sizeof *s);
@@ -125,21 +125,21 @@ void segment_span_release(struct span *s)
     uintptr_t hi = ((uintptr_t)span_slack(seg, head) + k * SLACK_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
     if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
         atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
-    pthread_mutex_lock(&hl_pool.lock);
+    hl_mutex_lock(&hl_pool.lock);
     for (unsigned p = head; p < head + k; p++) {
         seg->page_class[p] = 0;
         memset(&seg->page_info[p], 0, sizeof seg->page_info[p]);
     }
     seg->free_pages |= run_mask(head, k);
     hl_pool.free_page_count += k;
-    pthread_mutex_unlock(&hl_pool.lock);
+    hl_mutex_unlock(&hl_pool.lock);
 }
 
 size_t segment_release_empty(unsigned keep)
 {
     size_t released = 0;
     unsigned kept = 0;
-    pthread_mutex_lock(&hl_pool.lock);
+    hl_mutex_lock(&hl_pool.lock);
     struct small_seg *seg = hl_pool.head;
     while (seg) {
         struct small_seg *next = seg->next;
@@ -163,6 +163,6 @@ size_t segment_release_empty(unsigned keep)
         }
         seg = next;
     }
-    pthread_mutex_unlock(&hl_pool.lock);
+    hl_mutex_unlock(&hl_pool.lock);
     return released;
 }

@@ -12,9 +12,8 @@
 #include "internal.h"
 
 struct class_central hl_central[SMALL_HEAPS][NCLASSES];
-/* adaptive: spin briefly before sleeping, the critical sections are short */
-struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] = {
-    [0 ... SMALL_HEAPS - 1] = {[0 ... CLASS_LOCKS - 1] = {PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP}}};
+/* all free: zero */
+struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS];
 struct dirty_mask hl_dirty_classes[SMALL_HEAPS];
 _Atomic uint64_t hl_clock_ms;
 
@@ -158,13 +157,13 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
     struct class_central *cc = &hl_central[heap][cls];
     struct tnode *first = NULL, **link = &first;
     unsigned n = 0;
-    pthread_mutex_lock(class_lock(heap, cls));
+    hl_mutex_lock(class_lock(heap, cls));
     size_t before = free_resident(cc);
     n = take_batch(cc, c, want, out);
     if (n) {
         size_t after = free_resident(cc);
         lane_note(class_lane(heap, cls), before, after);
-        pthread_mutex_unlock(class_lock(heap, cls));
+        hl_mutex_unlock(class_lock(heap, cls));
         return n;
     }
     while (n < want) {
@@ -207,7 +206,7 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
     cc->out_bytes += (size_t)n * c->size;
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    pthread_mutex_unlock(class_lock(heap, cls));
+    hl_mutex_unlock(class_lock(heap, cls));
     *out = first;
     return n;
 }
@@ -266,9 +265,9 @@ static void return_foreign(unsigned cls, struct tnode *foreign)
     while (foreign) {
         unsigned heap = heap_of_block(foreign, c);
         struct tnode *rest = NULL;
-        pthread_mutex_lock(class_lock(heap, cls));
+        hl_mutex_lock(class_lock(heap, cls));
         return_to_bitmaps(&hl_central[heap][cls], heap, c, foreign, now, &rest);
-        pthread_mutex_unlock(class_lock(heap, cls));
+        hl_mutex_unlock(class_lock(heap, cls));
         mark_dirty(heap, cls);
         foreign = rest;
     }
@@ -292,9 +291,9 @@ void central_drain(unsigned heap, unsigned cls)
     struct class_central *cc = &hl_central[heap][cls];
     struct tnode *foreign = NULL;
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    pthread_mutex_lock(class_lock(heap, cls));
+    hl_mutex_lock(class_lock(heap, cls));
     drain_transfer(cc, heap, c, now, &foreign);
-    pthread_mutex_unlock(class_lock(heap, cls));
+    hl_mutex_unlock(class_lock(heap, cls));
     return_foreign(cls, foreign);
 }
 
@@ -312,7 +311,7 @@ void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
     struct class_central *cc = &hl_central[heap][cls];
     struct tnode *foreign = NULL;
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    pthread_mutex_lock(class_lock(heap, cls));
+    hl_mutex_lock(class_lock(heap, cls));
     size_t bytes = (size_t)n * c->size;
     if (n >= TRANSFER_MIN_BLOCKS && cc->xfer_count < TRANSFER_SLOTS && cc->xfer_bytes + bytes <= TRANSFER_BYTES) {
         cc->xfer[cc->xfer_count] = list;
@@ -326,7 +325,7 @@ void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
     }
     cc->out_bytes -= (size_t)n * c->size;
     lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
-    pthread_mutex_unlock(class_lock(heap, cls));
+    hl_mutex_unlock(class_lock(heap, cls));
     mark_dirty(heap, cls);
     return_foreign(cls, foreign);
 }
@@ -409,10 +408,10 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     struct tnode *foreign = NULL;
     size_t released = 0;
     if (try) {
-        if (pthread_mutex_trylock(class_lock(heap, cls)) != 0)
+        if (!hl_mutex_trylock(class_lock(heap, cls)))
             return 0;
     } else {
-        pthread_mutex_lock(class_lock(heap, cls));
+        hl_mutex_lock(class_lock(heap, cls));
     }
     size_t before = free_resident(cc);
     /* stored batches untouched for as long go to the bitmaps first, where
@@ -442,7 +441,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         atomic_fetch_and_explicit(&hl_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    pthread_mutex_unlock(class_lock(heap, cls));
+    hl_mutex_unlock(class_lock(heap, cls));
     return_foreign(cls, foreign);
     return released;
 }
