@@ -10,6 +10,7 @@
  *   medium.c     boundary-tag arenas for ~32 KiB .. 1 MiB
  *   large.c      direct mappings with a decaying cache, mremap growth
  *   decay.c      the cheap clock check that drives purging from slow paths
+ *   lock.c       the core's mutex (lock.h): a futex word
  *   stats.c      exact accounting snapshot
  *   check.c      invariant walker
  *   init.c       process start-up, fork handling, trim
