@@ -84,6 +84,26 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
     return bad;
 }
 
+/* Walks a list of free blocks of class `cls` (a thread cache bin or a
+ * stored batch): each must be a block of that class, carry its own slot and
+ * not be live. Returns how many it walked; at the first bad one it reports
+ * `what` and stops. */
+static size_t walk_free_list(const struct tnode *list, unsigned cls, const char *what, int *bad)
+{
+    size_t n = 0;
+    for (const struct tnode *node = list; node; node = node->next, n++) {
+        uintptr_t a = (uintptr_t)node;
+        if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
+            node->slack != small_slack_slot(a, &hl_classes[cls]) ||
+            atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
+            hl_report(what, a);
+            (*bad)++;
+            break;
+        }
+    }
+    return n;
+}
+
 /* One heap's state of one class: its lists, stored batches and counters. */
 static int check_central(const struct class_central *cc, unsigned heap, unsigned cls, size_t spans, size_t purged)
 {
@@ -102,16 +122,7 @@ static int check_central(const struct class_central *cc, unsigned heap, unsigned
             break;
         }
     for (unsigned i = 0; i < cc->xfer_count; i++) {
-        size_t n = 0;
-        for (struct tnode *node = cc->xfer[i]; node; node = node->next, n++) {
-            uintptr_t a = (uintptr_t)node;
-            if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-                node->slack != small_slack_slot(a, c) || atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
-                hl_report("transfer batch holds a live block or one of another class", a);
-                bad++;
-                break;
-            }
-        }
+        size_t n = walk_free_list(cc->xfer[i], cls, "transfer batch holds a live block or one of another class", &bad);
         if (n != cc->xfer_n[i]) {
             hl_report("transfer batch count disagrees with its list; class", cls);
             bad++;
@@ -197,17 +208,7 @@ static int check_small(void)
     }
     /* the calling thread's cache, block by block */
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        size_t n = 0;
-        for (struct tnode *node = hl_tc.bins[cls].head; node; node = node->next, n++) {
-            uintptr_t a = (uintptr_t)node;
-            if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-                node->slack != small_slack_slot(a, &hl_classes[cls]) ||
-                atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
-                hl_report("thread cache holds a live block or one of another class", a);
-                bad++;
-                break;
-            }
-        }
+        size_t n = walk_free_list(hl_tc.bins[cls].head, cls, "thread cache holds a live block or one of another class", &bad);
         const struct tbin *b = &hl_tc.bins[cls];
         if (n != bin_count(b) || b->room < 0 || (uint32_t)b->room > b->limit) {
             hl_report("thread cache count disagrees with its list; class", cls);
