@@ -365,6 +365,19 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
 #endif
 }
 
+/* The counters of a free block b that becomes live with `request` (lock
+ * held); the mirror of count_freed. */
+static void count_taken(struct arena *ar, struct mblock *b, size_t request)
+{
+    size_t size = block_size(b);
+    b->request = request;
+    ar->free_bytes -= size;
+    ar->used_bytes += size;
+    ar->used_count++;
+    ar->live_request += request;
+    ar->allocs++;
+}
+
 /* Frees live block b (lock held): merges with free neighbours, bins the result. */
 static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
 {
@@ -416,12 +429,7 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
             struct mblock *b = rc->blocks[k][i];
             reuse_remove(rc, k, i);
             rc->bytes -= size;
-            ar->free_bytes -= size;
-            ar->used_bytes += size;
-            ar->used_count++;
-            ar->live_request += request;
-            ar->allocs++;
-            b->request = request;
+            count_taken(ar, b, request);
             return b;
         }
     }
@@ -489,12 +497,7 @@ static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size
     struct mblock *b = &f->tag;
     touch_range(ar, seg, (uintptr_t)b, (uintptr_t)b + size);
     b->size_flags = size | MB_USED;
-    b->request = request;
-    ar->free_bytes -= size;
-    ar->used_bytes += size;
-    ar->used_count++;
-    ar->live_request += request;
-    ar->allocs++;
+    count_taken(ar, b, request);
 #if HEAPLAB_DEBUG
     hl_assert(block_is_valid(b), "medium tags inconsistent after a split");
 #endif
