@@ -116,18 +116,13 @@ _Static_assert(sizeof(struct size_class) == 32, "size_class layout: one shift to
 /* filled once by size_class_init(), read-only afterwards */
 extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
 
-/* class of every small size, in 16-byte steps: size_to_class(s) is
- * hl_class_of[(s + 15) / 16], one load and no branch on the size. Read
- * before start-up too (all zeros then: class 0, whose empty bin sends the
- * request to the slow path), hence relaxed atomics. */
-extern _Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1] HL_INTERNAL;
-
 /* Bytes between two thread-cache bins (struct tbin, pinned below). */
 #define BIN_BYTES 16
 /* The class of every small size as a byte offset into the thread cache's
  * bins, indexed by the size itself (16 KiB): the fast malloc reaches its bin
- * in one load, with no rounding, shift or scaling (same lifetime as
- * hl_class_of). */
+ * in one load, with no rounding, shift or scaling. Read before start-up
+ * too (all zeros then: class 0, whose empty bin sends the request to the
+ * slow path), hence relaxed atomics. */
 extern _Atomic uint16_t hl_bin_of[SMALL_MAX + 1] HL_INTERNAL;
 
 /* The arithmetic definition the table is filled from. */
@@ -141,14 +136,15 @@ static inline unsigned size_to_class_slow(size_t size)
 }
 
 /* size <= SMALL_MAX */
-static inline unsigned size_to_class(size_t size)
-{
-    return atomic_load_explicit(&hl_class_of[(size + HL_ALIGN - 1) >> HL_ALIGN_SHIFT], memory_order_relaxed);
-}
-
 static inline size_t size_to_bin_offset(size_t size)
 {
     return atomic_load_explicit(&hl_bin_of[size], memory_order_relaxed);
+}
+
+/* size <= SMALL_MAX (the slow paths' form of the same table) */
+static inline unsigned size_to_class(size_t size)
+{
+    return (unsigned)(size_to_bin_offset(size) / BIN_BYTES);
 }
 
 /* Smallest class whose blocks can be `align`-aligned and hold `size`, or

@@ -2,7 +2,6 @@
 #include "internal.h"
 
 struct size_class hl_classes[NCLASSES];
-_Atomic uint8_t hl_class_of[SMALL_MAX / HL_ALIGN + 1];
 _Atomic uint16_t hl_bin_of[SMALL_MAX + 1];
 
 /* A span's tail that no block fits in is waste. A bigger span is chosen only
@@ -39,11 +38,6 @@ void size_class_init(void)
         c->capacity = (uint32_t)(pages * PAGE_SIZE / size);
         c->recip = (((uint64_t)1 << RECIP_SHIFT) + size - 1) / size;
         c->span_mask = ((uint64_t)1 << c->span_shift) - 1;
-    }
-    for (size_t i = 0; i <= SMALL_MAX / HL_ALIGN; i++)
-    {
-        unsigned cls = size_to_class_slow(i * HL_ALIGN);
-        atomic_store_explicit(&hl_class_of[i], (uint8_t)cls, memory_order_relaxed);
     }
     for (size_t size = 0; size <= SMALL_MAX; size++)
         atomic_store_explicit(&hl_bin_of[size], (uint16_t)(size_to_class_slow(size) * BIN_BYTES), memory_order_relaxed);
