@@ -23,6 +23,8 @@ int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv)
 int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv);
 int alloc_open_jemalloc(alloc_table *out, char *err, size_t errlen, char **argv);
 int alloc_open_tcmalloc(alloc_table *out, char *err, size_t errlen, char **argv);
+/* "floor": one block per thread, for measuring the harness's own cost. */
+int alloc_open_floor(alloc_table *out, char *err, size_t errlen);
 /* spec: what follows "so:", i.e. "PATH" or "PATH:PREFIX". */
 int alloc_open_so(const char *spec, alloc_table *out, char *err, size_t errlen, char **argv);
 

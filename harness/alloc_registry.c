@@ -25,13 +25,18 @@
 #include <string.h>
 
 const char *const alloc_known_names[] = {
-    "system", "heaplab", "heaplab-nocache", "mimalloc", "jemalloc", "tcmalloc",
+    "system", "heaplab", "heaplab-nocache", "mimalloc", "jemalloc", "tcmalloc", "floor",
 };
 #define KNOWN_COUNT (sizeof alloc_known_names / sizeof alloc_known_names[0])
 _Static_assert(KNOWN_COUNT <= ALLOC_KNOWN_MAX, "raise ALLOC_KNOWN_MAX");
 const int alloc_known_count = KNOWN_COUNT;
 
 #define SO_SCHEME "so:"
+
+int alloc_runs_by_default(const char *name)
+{
+    return strcmp(name, "floor") != 0;
+}
 
 static void unknown_allocator(const char *name, char *err, size_t errlen)
 {
@@ -87,6 +92,8 @@ int alloc_table_open(const char *name, alloc_table *out, char *err, size_t errle
         rc = alloc_open_jemalloc(out, err, errlen, argv);
     else if (strcmp(name, "tcmalloc") == 0)
         rc = alloc_open_tcmalloc(out, err, errlen, argv);
+    else if (strcmp(name, "floor") == 0)
+        rc = alloc_open_floor(out, err, errlen);
     else if (strncmp(name, SO_SCHEME, strlen(SO_SCHEME)) == 0)
         rc = alloc_open_so(name + strlen(SO_SCHEME), out, err, errlen, argv);
     else {

@@ -74,6 +74,7 @@ static void print_json(const probe *probes, const catalog *c)
         json_kv_bool(&j, "available", probes[i].available);
         json_kv_string(&j, "reason", probes[i].available ? NULL : probes[i].reason);
         json_kv_string(&j, "version", probes[i].available ? probes[i].table.version : NULL);
+        json_kv_bool(&j, "default", alloc_runs_by_default(probes[i].name));
         json_object_end(&j);
     }
     json_array_end(&j);
@@ -107,8 +108,9 @@ static void print_text(const probe *probes, const catalog *c)
     puts("allocators:");
     for (int i = 0; i < alloc_known_count; i++) {
         if (probes[i].available)
-            printf("  %-28s %s (%s)\n", probes[i].name, probes[i].table.version,
-                   probes[i].table.library);
+            printf("  %-28s %s (%s)%s\n", probes[i].name, probes[i].table.version,
+                   probes[i].table.library,
+                   alloc_runs_by_default(probes[i].name) ? "" : ", run only when named");
         else
             printf("  %-28s unavailable: %s\n", probes[i].name, probes[i].reason);
     }

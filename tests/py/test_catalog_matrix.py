@@ -15,6 +15,16 @@ def test_default_allocators_are_every_listed_one_including_unavailable(cat):
     assert catalog.select_allocators(cat, None) == ["system", "heaplab", "mimalloc", "jemalloc"]
 
 
+def test_a_baseline_runs_only_when_named(cat):
+    assert "floor" not in catalog.select_allocators(cat, None)
+    assert catalog.select_allocators(cat, "floor,system") == ["floor", "system"]
+
+
+def test_an_older_listing_without_default_flags_runs_everything():
+    doc = {"schema": catalog.LIST_SCHEMA, "allocators": [{"name": "system", "available": True}], "workloads": []}
+    assert catalog.select_allocators(catalog.Catalog.from_json(doc), None) == ["system"]
+
+
 def test_allocators_keep_the_order_asked_and_accept_globs(cat):
     assert catalog.select_allocators(cat, "mimalloc,system") == ["mimalloc", "system"]
     assert catalog.select_allocators(cat, "*malloc,system") == ["mimalloc", "jemalloc", "system"]

@@ -44,7 +44,8 @@ ENV_KEYS = {"hostname": (str, type(None)), "cpu_model": (str, type(None)),
             "glibc": (str,), "compiler": (str,), "git_commit": (str, type(None)),
             "build_type": (str, type(None)), "page_size": (int, type(None))}
 LIST_ALLOCATOR_KEYS = {"name": (str,), "available": (bool,),
-                       "reason": (str, type(None)), "version": (str, type(None))}
+                       "reason": (str, type(None)), "version": (str, type(None)),
+                       "default": (bool,)}
 LIST_WORKLOAD_KEYS = {"name": (str,), "group": (str,), "kind": (str,),
                       "source": (str, type(None)), "describe": (str,), "metric": (str,),
                       "unit": (str,), "better": (str,), "threaded": (bool,),
@@ -197,6 +198,8 @@ def cmd_list_json(a: argparse.Namespace) -> None:
     doc = json.loads(proc.stdout)
     validate_list(doc)
     names = {x["name"]: x for x in doc["allocators"]}
+    # the one baseline is listed, and a run that names no allocator skips it
+    expect(names.get("floor", {}).get("default") is False, f"floor: {names.get('floor')}")
     for name in a.available:
         expect(name in names and names[name]["available"],
                f"allocator {name} is not available: {names.get(name)}")

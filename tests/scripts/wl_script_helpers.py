@@ -65,5 +65,7 @@ def run_cell(runner: pathlib.Path, workload: str | pathlib.Path, alloc: str = "s
 
 
 def available_allocators(runner: pathlib.Path, workloads_dir: pathlib.Path) -> list[str]:
+    """Installed allocators a run includes by default (not the one-block
+    "floor" baseline, which these multi-block scripts would overflow)."""
     listing = list_json(runner, workloads_dir)
-    return [a["name"] for a in listing["allocators"] if a["available"]]
+    return [a["name"] for a in listing["allocators"] if a["available"] and a.get("default", True)]

@@ -29,6 +29,8 @@ class Allocator:
     available: bool
     reason: str | None = None
     version: str | None = None
+    # False for baselines ("floor") run only when named
+    default: bool = True
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class Catalog:
     def from_json(cls, doc: dict[str, Any]) -> "Catalog":
         if doc.get("schema") != LIST_SCHEMA:
             raise ValueError(f"runner --list-json: expected schema {LIST_SCHEMA!r}, got {doc.get('schema')!r}")
-        allocs = [Allocator(a["name"], bool(a.get("available")), a.get("reason"), a.get("version"))
+        allocs = [Allocator(a["name"], bool(a.get("available")), a.get("reason"), a.get("version"),
+                            bool(a.get("default", True)))
                   for a in doc.get("allocators", [])]
         works = [Workload(
             name=w["name"], group=w.get("group") or "", kind=w.get("kind") or "builtin",
@@ -97,10 +100,11 @@ def split_list(text: str | None) -> list[str]:
 
 
 def select_allocators(catalog: Catalog, spec: str | None) -> list[str]:
-    """Allocator names to run, in the order asked (all listed ones by default).
-    Globs are allowed; so:PATH names pass through to the runner."""
+    """Allocator names to run, in the order asked (by default every listed
+    one but the baselines that run only when named). Globs are allowed;
+    so:PATH names pass through to the runner."""
     if not spec:
-        return [a.name for a in catalog.allocators]
+        return [a.name for a in catalog.allocators if a.default]
     names = [a.name for a in catalog.allocators]
     chosen: list[str] = []
     for pattern in split_list(spec):

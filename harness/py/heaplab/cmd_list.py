@@ -26,6 +26,8 @@ def render(cat: catalog_mod.Catalog) -> str:
     width = max((len(a.name) for a in cat.allocators), default=0)
     for a in cat.allocators:
         state = (a.version or "available") if a.available else (a.reason or "not available")
+        if not a.default:
+            state += ", run only when named"
         lines.append(f"  {a.name:<{width}}  {state}")
     lines.append("")
     lines.append("workloads:")
