@@ -1,13 +1,14 @@
 /* heaplab core: the public hl_ functions.
  *
  * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
- *   small malloc, ~21: one load of a table indexed by the size gives the
- *     bin's offset, a pop from the thread's bin, the request + 1 stored in
- *     the block's slot (the node carries the slot's address), two counters,
- *     a prefetch of the next block of the bin;
- *   small free, ~39: a registry byte, the page's info entry, one 64x64->128
+ *   small malloc, ~20: one load of a table indexed by the size gives the
+ *     bin's offset, a pop of an entry from the thread's bin, the request + 1
+ *     stored in the block's slot (the entry carries the slot's address), two
+ *     counters;
+ *   small free, ~33: a registry byte, the page's info entry, one 64x64->128
  *     multiply that both validates the offset and yields the block index,
- *     the slot (0 means "not live": a double or wild free), a push.
+ *     the slot (0 means "not live": a double or wild free), a push of an
+ *     entry. Neither touches the block itself.
  * No lock, no atomic read-modify-write. Everything else is noinline and
  * named *_slow. */
 #include "internal.h"
@@ -24,20 +25,15 @@ static inline void *small_malloc(size_t size, size_t bin_offset)
 {
     struct tcache *tc = tcache_self();
     struct tbin *b = tcache_bin_at(tc, bin_offset);
-    struct tnode *n = b->head;
-    if (HL_UNLIKELY(!n))
+    struct tentry *e = b->top;
+    if (HL_UNLIKELY(e == b->base))
         return small_malloc_slow(size, (unsigned)(bin_offset / BIN_BYTES));
-    struct tnode *next = n->next;
-    b->head = next;
-    /* the next malloc of this class reads that block's link: start the
-     * load now (a bin refilled from a stored batch is a chain of blocks
-     * freed long ago, and following it cold is a serial chain of misses) */
-    __builtin_prefetch(next);
-    OWNER_ADD(b->room, 1);
-    atomic_store_explicit(n->slack, slot_value(size), memory_order_relaxed);
+    e--;
+    OWNER_STORE(b->top, e);
+    atomic_store_explicit(e->slot, slot_value(size), memory_order_relaxed);
     OWNER_ADD(tc->small_requested, size);
     OWNER_ADD(tc->allocs, 1);
-    return n;
+    return e->ptr;
 }
 
 /* Validates a pointer into a small segment (registry already says small)
@@ -72,15 +68,14 @@ static inline void small_free(uintptr_t a)
     struct tcache *tc = tcache_self();
     size_t bin_offset = pi->bin_offset;
     struct tbin *b = tcache_bin_at(tc, bin_offset);
-    OWNER_ADD(b->room, -1);
-    if (HL_UNLIKELY(b->room < 0)) {
+    struct tentry *e = b->top;
+    if (HL_UNLIKELY(e == b->end)) {
         small_free_slow((void *)a, (unsigned)(bin_offset / BIN_BYTES), slot, request);
         return;
     }
-    struct tnode *n = (struct tnode *)a;
-    n->next = b->head;
-    n->slack = slot;
-    b->head = n;
+    e->ptr = (void *)a;
+    e->slot = slot;
+    OWNER_STORE(b->top, e + 1);
     /* (frees are not counted here: stats derive them from allocs and the
      * blocks still out) */
     OWNER_ADD(tc->small_requested, (size_t)0 - request);

@@ -84,27 +84,24 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
     return bad;
 }
 
-/* Walks a list of free blocks of class `cls` (a thread cache bin or a
- * stored batch): each must be a block of that class, carry its own slot and
- * not be live. Returns how many it walked; at the first bad one it reports
- * `what` and stops. */
-static size_t walk_free_list(const struct tnode *list, unsigned cls, const char *what, int *bad)
+/* Checks entries e[0..n) of free blocks of class `cls` (a thread cache
+ * bin or a store): each must be a block of that class, carry its own slot
+ * and not be live. At the first bad one it reports `what` and stops. */
+static void check_entries(const struct tentry *e, size_t n, unsigned cls, const char *what, int *bad)
 {
-    size_t n = 0;
-    for (const struct tnode *node = list; node; node = node->next, n++) {
-        uintptr_t a = (uintptr_t)node;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t a = (uintptr_t)e[i].ptr;
         if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-            node->slack != small_slack_slot(a, &hl_classes[cls]) ||
-            atomic_load_explicit(node->slack, memory_order_relaxed) != 0) {
+            e[i].slot != small_slack_slot(a, &hl_classes[cls]) ||
+            atomic_load_explicit(e[i].slot, memory_order_relaxed) != 0) {
             hl_report(what, a);
             (*bad)++;
             break;
         }
     }
-    return n;
 }
 
-/* One heap's state of one class: its lists, stored batches and counters. */
+/* One heap's state of one class: its lists, its store and counters. */
 static int check_central(const struct class_central *cc, unsigned heap, unsigned cls, size_t spans, size_t purged)
 {
     int bad = 0;
@@ -121,12 +118,11 @@ static int check_central(const struct class_central *cc, unsigned heap, unsigned
             bad++;
             break;
         }
-    for (unsigned i = 0; i < cc->xfer_count; i++) {
-        size_t n = walk_free_list(cc->xfer[i], cls, "transfer batch holds a live block or one of another class", &bad);
-        if (n != cc->xfer_n[i]) {
-            hl_report("transfer batch count disagrees with its list; class", cls);
-            bad++;
-        }
+    if (cc->xfer_count > cc->xfer_cap) {
+        hl_report("store holds more entries than it has room for; class", cls);
+        bad++;
+    } else {
+        check_entries(cc->xfer, cc->xfer_count, cls, "store holds a live block or one of another class", &bad);
     }
     if (spans != cc->spans || spans * ((size_t)1 << c->span_shift) != cc->span_bytes || purged != cc->purged_bytes) {
         hl_report("class counters disagree with its spans; class", cls);
@@ -185,7 +181,7 @@ static int check_small(void)
         cached[cls] = hl_threads.orphaned[cls];
     for (struct tcache *tc = hl_threads.head; tc; tc = tc->next)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            cached[cls] += SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
+            cached[cls] += bin_count_shared(&tc->bins[cls]);
     pthread_mutex_unlock(&hl_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &hl_classes[cls];
@@ -193,8 +189,7 @@ static int check_small(void)
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
             const struct class_central *cc = &hl_central[h][cls];
             bad += check_central(cc, h, cls, spans[h][cls], purged[h][cls]);
-            for (unsigned i = 0; i < cc->xfer_count; i++)
-                xfer += cc->xfer_n[i];
+            xfer += cc->xfer_count;
             out_bytes += cc->out_bytes;
         }
         if ((out[cls] - xfer) * c->size != out_bytes) {
@@ -208,12 +203,13 @@ static int check_small(void)
     }
     /* the calling thread's cache, block by block */
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        size_t n = walk_free_list(hl_tc.bins[cls].head, cls, "thread cache holds a live block or one of another class", &bad);
         const struct tbin *b = &hl_tc.bins[cls];
-        if (n != bin_count(b) || b->room < 0 || (uint32_t)b->room > b->limit) {
-            hl_report("thread cache count disagrees with its list; class", cls);
+        if (b->top < b->base || b->top > b->end) {
+            hl_report("thread cache bin out of its bounds; class", cls);
             bad++;
+            continue;
         }
+        check_entries(b->base, bin_count(b), cls, "thread cache holds a live block or one of another class", &bad);
     }
     return bad;
 }

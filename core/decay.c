@@ -70,7 +70,7 @@ void decay_after_fork_child(void)
 size_t decay_purge_all(void)
 {
     /* every class, not only the ones flagged dirty: trim must not miss one.
-     * Stored batches first, so that blocks of one heap stored in another
+     * Stores first, so that blocks of one heap stored in another
      * are in their spans' bitmaps before any span is purged. */
     size_t released = 0;
     for (unsigned h = 0; h < SMALL_HEAPS; h++)

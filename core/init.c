@@ -74,7 +74,7 @@ void hl_init_slow(void)
         if (env && strcmp(env, "0") == 0)
             atomic_store_explicit(&hl_tcache_on, 0, memory_order_relaxed);
         atomic_store_explicit(&hl_clock_ms, os_now_ms(), memory_order_relaxed);
-        tcache_create_key();
+        tcache_init();
         atomic_store_explicit(&hl_initialized, 1, memory_order_release);
         /* last: it may allocate, which must find heaplab ready (that
          * allocation takes class locks, never init_lock) */

@@ -117,7 +117,7 @@ _Static_assert(sizeof(struct size_class) == 32, "size_class layout: one shift to
 extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
 
 /* Bytes between two thread-cache bins (struct tbin, pinned below). */
-#define BIN_BYTES 16
+#define BIN_BYTES 32
 /* The class of every small size as a byte offset into the thread cache's
  * bins, indexed by the size itself (16 KiB): the fast malloc reaches its bin
  * in one load, with no rounding, shift or scaling. Read before start-up
@@ -331,33 +331,33 @@ static inline _Atomic size_t *class_lane(unsigned heap, unsigned cls)
 }
 
 /* Per-(heap, class) shared state, guarded by class_lock(heap, class).
- * Spans and their bitmaps belong to one heap; thread caches and transfer
- * batches may hold blocks of any heap's spans (a block freed by a thread of
- * another heap), which go back to their own heap's bitmaps when a batch is
- * emptied. Invariants, summed over the heaps of a class:
+ * Spans and their bitmaps belong to one heap; thread caches and stores may
+ * hold blocks of any heap's spans (a block freed by a thread of another
+ * heap), which go back to their own heap's bitmaps when a store is emptied.
+ * Invariants, summed over the heaps of a class:
  *   span_bytes == spans * span size of the class
- *   out_bytes  == (blocks neither free in a bitmap nor in xfer) * size
+ *   out_bytes  == (blocks neither free in a bitmap nor in a store) * size
  *                 (thread caches + live); one heap's figure alone may wrap
- *                 (it counts what its batches take and give, whoever's)
+ *                 (it counts what its store takes and gives, whoever's)
  *   purged_bytes == OS_PAGE * total set bits in the spans' purged masks
  *   page_free bytes of the class == span_bytes - out_bytes - purged_bytes */
-/* Batches of free blocks kept as lists between a flush and a refill, so a
- * program that frees and reallocates more than a cache holds moves whole
- * lists under the lock instead of bitmap bits. */
-#define TRANSFER_SLOTS 64
-/* ... and at most this many bytes of them per class */
+/* Free blocks kept between a flush and a refill as entries of a store (a
+ * stack of entries per heap and class, mapped on first use), so a program
+ * that frees and reallocates more than a cache holds copies entries under
+ * the lock instead of setting and scanning bitmap bits. At most this many
+ * bytes of blocks per heap and class ... */
 #define TRANSFER_BYTES ((size_t)1 << 20)
+/* ... and this many entries (64 KiB of store) */
+#define TRANSFER_MAX_ENTRIES 4096u
 /* flushes smaller than this go straight to the bitmaps */
 #define TRANSFER_MIN_BLOCKS 4
 
 struct class_central {
     _Alignas(64) struct span *partial;   /* spans with free blocks */
-    struct tnode *xfer[TRANSFER_SLOTS]; /* free blocks not in any bitmap */
-    uint32_t xfer_n[TRANSFER_SLOTS];
-    const void *xfer_owner[TRANSFER_SLOTS]; /* the flushing thread: a refill prefers its own batches (warm in its cache) */
-    uint32_t xfer_count;
-    size_t xfer_bytes;
-    uint64_t xfer_since_ms; /* last batch stored */
+    struct tentry *xfer;    /* the store: free blocks in no bitmap, newest last (NULL until used) */
+    uint32_t xfer_count;    /* entries in the store */
+    uint32_t xfer_cap;      /* entries it has room for (0 until mapped) */
+    uint64_t xfer_since_ms; /* last flush stored */
     struct span *dirty;     /* newest first */
     struct span *dirty_tail;
     size_t spans;
@@ -367,7 +367,7 @@ struct class_central {
 };
 extern struct class_central hl_central[SMALL_HEAPS][NCLASSES] HL_INTERNAL;
 /* bit c of row h set: class c of heap h may have dirty spans or stored
- * batches (a hint for the decay tick) */
+ * blocks (a hint for the decay tick) */
 struct dirty_mask {
     _Alignas(64) _Atomic uint64_t bits[2];
 };
@@ -375,47 +375,57 @@ extern struct dirty_mask hl_dirty_classes[SMALL_HEAPS] HL_INTERNAL;
 /* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
 extern _Atomic uint64_t hl_clock_ms HL_INTERNAL;
 
-/* A free block on a thread cache list. It also carries its own slot,
- * found when it was freed or refilled, so malloc does not recompute it. */
-struct tnode {
-    struct tnode *next;
-    _Atomic uint16_t *slack;
+/* A free block held by a thread cache or a store, with its slot (found
+ * when it was freed or carved, so malloc does not recompute it). Caches and
+ * stores are arrays of these, not lists through the blocks: freeing,
+ * allocating and moving a block between cache, store and bitmap never
+ * touches the block itself, whose line is likely cold (a list would make
+ * every move a cache miss, and emptying a list a chain of them). */
+struct tentry {
+    void *ptr;
+    _Atomic uint16_t *slot;
 };
-_Static_assert(sizeof(struct tnode) <= HL_ALIGN, "a node fits the smallest block");
 
-/* Pops up to `want` free blocks of class `cls` from heap `heap` into a
- * NULL-terminated list; returns how many (0 on out of memory). */
-unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode **out) HL_INTERNAL;
-/* Returns `n` blocks of class `cls` (a NULL-terminated list, blocks of any
+/* Fills out[0..n) with up to `want` free blocks of class `cls` from heap
+ * `heap`, the one to hand out first last; returns n (0 on out of memory). */
+unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out) HL_INTERNAL;
+/* Returns the `n` free blocks of class `cls` in e[0..n) (blocks of any
  * heap) to the heap of the first block (to `heap` when n is small). */
-void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n) HL_INTERNAL;
+void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n) HL_INTERNAL;
 /* Purges spans of `cls` in `heap` dirty for longer than `age_ms` (0: all),
  * oldest first, until *excess bytes went back (no limit when excess is NULL;
  * *excess is decreased by what was purged); trylock when `try`. Returns
  * bytes purged. */
 size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
-/* Empties the stored batches of `cls` in `heap` into their spans' bitmaps. */
+/* Empties the store of `cls` in `heap` into its blocks' spans' bitmaps. */
 void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
-/* One bin per class. Invariant: limit - room nodes on `head`, 0 <= room <=
- * limit; limit == 0 while caches are off or the thread is not (or no
- * longer) set up, which sends every operation to the slow path. Keeping the
- * room rather than the count makes the fast free one decrement and a sign
- * test (it goes slow when room would drop below 0, and the slow path gives
- * that unit back). */
+/* One bin per class: a stack of entries in the thread's cache region.
+ * Invariant: base <= top <= end, the cached blocks are base[0..top-base),
+ * the newest at top[-1]; end - base is the bin's limit. All three are equal
+ * (NULL before set-up) while caches are off or the thread is not (or no
+ * longer) set up, which sends every operation to the slow path: malloc goes
+ * slow when top == base, free when top == end. */
 struct tbin {
-    struct tnode *head;
-    int32_t room;   /* OWNER_STORE / SHARED_READ */
-    uint32_t limit; /* OWNER_STORE / SHARED_READ */
+    struct tentry *top;  /* OWNER_STORE / SHARED_READ */
+    struct tentry *base; /* OWNER_STORE / SHARED_READ */
+    struct tentry *end;
+    uint64_t unused;     /* pads a bin to BIN_BYTES, a power of two */
 };
 _Static_assert(sizeof(struct tbin) == BIN_BYTES, "tbin layout");
 
 /* blocks in a bin, for its owner */
 static inline uint32_t bin_count(const struct tbin *b)
 {
-    return b->limit - (uint32_t)b->room;
+    return (uint32_t)(b->top - b->base);
+}
+
+/* blocks in another thread's bin (a snapshot) */
+static inline uint32_t bin_count_shared(const struct tbin *b)
+{
+    return (uint32_t)(SHARED_READ(b->top) - SHARED_READ(b->base));
 }
 
 enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };
@@ -423,6 +433,7 @@ enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };
 /* Per-thread cache, in initial-exec TLS. Only the owner writes. */
 struct tcache {
     struct tbin bins[NCLASSES];
+    struct tentry *region;          /* the bins' entries (NULL until caching), tcache_region_bytes */
     /* OWNER_STORE / SHARED_READ: */
     size_t small_requested;         /* requests malloc'd - freed by this thread, mod 2^64 */
     size_t allocs;                  /* small allocations (frees are derived in stats.c) */
@@ -464,7 +475,7 @@ extern struct thread_list hl_threads HL_INTERNAL;
 extern _Atomic int hl_tcache_on HL_INTERNAL;
 
 void *small_malloc_slow(size_t size, unsigned cls) HL_INTERNAL;
-/* `slot` (already 0) held `request + 1` */
+/* `slot` (already 0) held `request + 1`; the bin was full, or caching off */
 void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request) HL_INTERNAL;
 void tcache_flush_all(struct tcache *tc) HL_INTERNAL;
 /* A live block's request changed from `before` to `now` bytes (realloc in place). */
@@ -473,7 +484,8 @@ void count_request_change(size_t now, size_t before) HL_INTERNAL;
  * cache from the thread list (glibc may reuse those threads' TLS for new
  * threads, zeroing it) and folds its counters into hl_threads. */
 void tcache_after_fork_child(void) HL_INTERNAL;
-void tcache_create_key(void) HL_INTERNAL;
+/* At start-up, after the size classes: the exit key and the bins' layout. */
+void tcache_init(void) HL_INTERNAL;
 /* A medium or large block changed live by `delta` bytes. The thread
  * gathers such changes and feeds the peak-live sampler once they reach
  * LIVE_REPORT_BYTES either way (and at thread exit), so a medium malloc or
@@ -548,6 +560,8 @@ struct os_counters {
     _Atomic size_t map_count, unmap_count, purge_count;
     _Atomic size_t live_approx; /* sampled live bytes, for peak_live */
     _Atomic size_t peak_live;
+    /* mapped for thread-cache regions and stores (metadata) */
+    _Atomic size_t cache_meta_bytes;
 };
 extern struct os_counters hl_os HL_INTERNAL;
 void stats_note_live(intptr_t delta) HL_INTERNAL;
@@ -557,7 +571,7 @@ void stats_note_live(intptr_t delta) HL_INTERNAL;
  * written only under its lock, in the cache line of that lock. So the
  * update is a plain add and not a locked instruction (which would wait for
  * every store before it, such as the program's writes to its blocks). A
- * lane alone may wrap (bytes freed in one heap's batch and taken back
+ * lane alone may wrap (bytes flushed to one heap's store and taken back
  * through another); the sum does not. */
 static inline void lane_note(_Atomic size_t *lane, size_t before, size_t after)
 {

@@ -3,13 +3,15 @@
  * Each size class has one central state per small heap, under its
  * (striped) lock: spans with free blocks (a bitmap per span, 1 = free), a
  * list of "dirty" spans whose free blocks may cover whole OS pages still
- * resident, and stored batches of free blocks. Thread caches refill from and
- * flush to their own heap in batches; with caches off every request comes
- * here. Threads of different heaps never carve blocks from the same span, so
+ * resident, and a store of free blocks (entries, see struct tentry).
+ * Thread caches refill from and flush to their own heap many blocks at a
+ * time; with caches off every request comes here. Threads of different heaps never carve blocks from the same span, so
  * they do not write to each other's cache lines (blocks, slots, bitmaps).
  * Blocks are tracked in bitmaps rather than intrusive lists so that an OS
  * page holding only free blocks can be purged without losing a free list. */
 #include "internal.h"
+
+#include <string.h>
 
 struct class_central hl_central[SMALL_HEAPS][NCLASSES];
 /* all free: zero */
@@ -110,62 +112,63 @@ static struct span *new_span(struct class_central *cc, unsigned heap, unsigned c
     return s;
 }
 
-static unsigned heap_of_block(const struct tnode *node, const struct size_class *c)
+static unsigned heap_of_block(const void *p, const struct size_class *c)
 {
-    uintptr_t a = (uintptr_t)node;
+    uintptr_t a = (uintptr_t)p;
     return small_seg_of(a)->spans[span_head_of(a, c)].heap;
 }
 
-/* Takes a whole stored batch of at most `want` blocks, preferring the newest
- * one this thread stored (warm in its cache); returns its count, 0 if none
- * fits. Class lock held. */
-static unsigned take_batch(struct class_central *cc, const struct size_class *c, unsigned want, struct tnode **out)
+/* Entries a store has room for: TRANSFER_BYTES of blocks, at most
+ * TRANSFER_MAX_ENTRIES. */
+static uint32_t store_capacity(const struct size_class *c)
 {
-    if (!cc->xfer_count)
+    size_t n = TRANSFER_BYTES / c->size;
+    return n < TRANSFER_MAX_ENTRIES ? (uint32_t)n : TRANSFER_MAX_ENTRIES;
+}
+
+static size_t store_bytes(const struct size_class *c)
+{
+    return ((size_t)store_capacity(c) * sizeof(struct tentry) + OS_PAGE - 1) & ~(OS_PAGE - 1);
+}
+
+/* Maps the store of a heap's class on first use (class lock held); false
+ * when the system has no memory for it (the blocks then go to the
+ * bitmaps). */
+static bool store_ready(struct class_central *cc, const struct size_class *c)
+{
+    if (cc->xfer)
+        return true;
+    size_t bytes = store_bytes(c);
+    struct tentry *m = os_map_aligned(bytes, OS_PAGE, "heaplab store");
+    if (!m)
+        return false;
+    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hl_os.cache_meta_bytes, bytes, memory_order_relaxed);
+    cc->xfer = m;
+    cc->xfer_cap = store_capacity(c);
+    return true;
+}
+
+/* Takes up to `want` of the newest stored blocks into out[0..n), the
+ * newest at out[n-1]; returns n. Class lock held. */
+static unsigned take_stored(struct class_central *cc, const struct size_class *c, unsigned want, struct tentry *out)
+{
+    unsigned n = cc->xfer_count < want ? cc->xfer_count : want;
+    if (!n)
         return 0;
-    unsigned top = cc->xfer_count - 1, pick = top;
-    for (unsigned i = cc->xfer_count; i-- > 0;)
-        if (cc->xfer_owner[i] == (const void *)&hl_tc && cc->xfer_n[i] <= want) {
-            pick = i;
-            break;
-        }
-    if (pick != top) {
-        struct tnode *l = cc->xfer[pick];
-        uint32_t nn = cc->xfer_n[pick];
-        const void *o = cc->xfer_owner[pick];
-        cc->xfer[pick] = cc->xfer[top];
-        cc->xfer_n[pick] = cc->xfer_n[top];
-        cc->xfer_owner[pick] = cc->xfer_owner[top];
-        cc->xfer[top] = l;
-        cc->xfer_n[top] = nn;
-        cc->xfer_owner[top] = o;
-    }
-    if (cc->xfer_n[top] > want)
-        return 0;
-    /* its nodes already carry their slack slots */
-    cc->xfer_count--;
-    *out = cc->xfer[top];
-    unsigned n = cc->xfer_n[top];
-    cc->xfer_bytes -= (size_t)n * c->size;
+    cc->xfer_count -= n;
+    memcpy(out, cc->xfer + cc->xfer_count, (size_t)n * sizeof *out);
     cc->out_bytes += (size_t)n * c->size;
     return n;
 }
 
-unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode **out)
+/* Carves up to `want` free blocks from the heap's spans into out[0..n), in
+ * address order; returns n (fewer when no span can be had). Class lock
+ * held. */
+static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
     const struct size_class *c = &hl_classes[cls];
-    struct class_central *cc = &hl_central[heap][cls];
-    struct tnode *first = NULL, **link = &first;
     unsigned n = 0;
-    hl_mutex_lock(class_lock(heap, cls));
-    size_t before = free_resident(cc);
-    n = take_batch(cc, c, want, out);
-    if (n) {
-        size_t after = free_resident(cc);
-        lane_note(class_lane(heap, cls), before, after);
-        hl_mutex_unlock(class_lock(heap, cls));
-        return n;
-    }
     while (n < want) {
         struct span *s = cc->partial;
         if (!s && !(s = new_span(cc, heap, cls)))
@@ -174,6 +177,7 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
         unsigned head = span_head_index(s);
         uint64_t *bm = span_bitmap(seg, head);
         uintptr_t start = span_start(seg, head);
+        _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slack(seg, head);
         unsigned words = (c->capacity + 63) / 64;
         unsigned w = s->scan_word;
         while (n < want && w < words) {
@@ -181,13 +185,12 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
             while (bits && n < want) {
                 unsigned b = (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                size_t off = ((size_t)w * 64 + b) * c->size;
+                size_t idx = (size_t)w * 64 + b;
+                size_t off = idx * c->size;
                 if (s->purged)
                     touch_block(cc, s, off, c->size);
-                struct tnode *node = (struct tnode *)(start + off);
-                node->slack = small_slack_slot((uintptr_t)node, c);
-                *link = node;
-                link = &node->next;
+                out[n].ptr = (void *)(start + off);
+                out[n].slot = slots + idx;
                 n++;
                 s->free_count--;
             }
@@ -202,46 +205,76 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tnode
         hl_assert(span_is_valid(s), "span invalid after refill");
 #endif
     }
-    *link = NULL;
     cc->out_bytes += (size_t)n * c->size;
-    size_t after = free_resident(cc);
-    lane_note(class_lane(heap, cls), before, after);
-    hl_mutex_unlock(class_lock(heap, cls));
-    *out = first;
     return n;
 }
 
-/* Returns the blocks of a list that belong to `heap` to their bitmaps and
- * the others onto *foreign, for their own heaps (class lock of `heap`
- * held). */
-static void return_to_bitmaps(struct class_central *cc, unsigned heap, const struct size_class *c, struct tnode *list,
-                              uint64_t now, struct tnode **foreign)
+unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
-    for (struct tnode *node = list; node;) {
-        struct tnode *next = node->next;
-        uintptr_t a = (uintptr_t)node;
-        struct small_seg *seg = small_seg_of(a);
-        unsigned head = span_head_of(a, c);
-        struct span *s = &seg->spans[head];
-        if (s->heap != heap) {
-            node->next = *foreign;
-            *foreign = node;
-            node = next;
+    const struct size_class *c = &hl_classes[cls];
+    struct class_central *cc = &hl_central[heap][cls];
+    hl_mutex_lock(class_lock(heap, cls));
+    size_t before = free_resident(cc);
+    unsigned n = take_stored(cc, c, want, out);
+    if (!n) {
+        n = carve(cc, heap, cls, want, out);
+        /* the lowest address is handed out first, so that a program
+         * filling new blocks writes upwards through memory */
+        for (unsigned i = 0, j = n; i + 1 < j; i++, j--) {
+            struct tentry t = out[i];
+            out[i] = out[j - 1];
+            out[j - 1] = t;
+        }
+    }
+    size_t after = free_resident(cc);
+    lane_note(class_lane(heap, cls), before, after);
+    hl_mutex_unlock(class_lock(heap, cls));
+    return n;
+}
+
+/* A free block of another heap, met while emptying entries under this
+ * heap's lock: linked through the block itself (it is free, and this is the
+ * rare case) until its own heap's lock is taken. */
+struct foreign_node {
+    struct foreign_node *next;
+};
+
+/* The block at `a` (a span of heap `heap`) is free in its bitmap again
+ * (class lock of that heap held). */
+static void bitmap_return(struct class_central *cc, const struct size_class *c, uintptr_t a, uint64_t now)
+{
+    struct small_seg *seg = small_seg_of(a);
+    unsigned head = span_head_of(a, c);
+    struct span *s = &seg->spans[head];
+    size_t off = a - span_start(seg, head);
+    size_t idx = (off * c->recip) >> RECIP_SHIFT;
+    span_bitmap(seg, head)[idx / 64] |= (uint64_t)1 << (idx % 64);
+    if (idx / 64 < s->scan_word)
+        s->scan_word = (uint32_t)(idx / 64);
+    if (s->free_count++ == 0)
+        partial_push(cc, s);
+    if (!s->in_dirty)
+        dirty_push(cc, s, now);
+#if HEAPLAB_DEBUG
+    hl_assert(span_is_valid(s), "span invalid after a block came back");
+#endif
+}
+
+/* Returns the blocks of e[0..n) that belong to `heap` to their bitmaps and
+ * links the others onto *foreign, for their own heaps (class lock of
+ * `heap` held). */
+static void return_to_bitmaps(struct class_central *cc, unsigned heap, const struct size_class *c, const struct tentry *e,
+                              unsigned n, uint64_t now, struct foreign_node **foreign)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uintptr_t a = (uintptr_t)e[i].ptr;
+        if (heap_of_block(e[i].ptr, c) != heap) {
+            struct foreign_node *f = e[i].ptr;
+            f->next = *foreign;
+            *foreign = f;
             continue;
         }
-        size_t off = a - span_start(seg, head);
-        size_t idx = (off * c->recip) >> RECIP_SHIFT;
-        span_bitmap(seg, head)[idx / 64] |= (uint64_t)1 << (idx % 64);
-        if (idx / 64 < s->scan_word)
-            s->scan_word = (uint32_t)(idx / 64);
-        if (s->free_count++ == 0)
-            partial_push(cc, s);
-        if (!s->in_dirty)
-            dirty_push(cc, s, now);
-#if HEAPLAB_DEBUG
-        hl_assert(span_is_valid(s), "span invalid after a block came back");
-#endif
-        node = next;
+        bitmap_return(cc, c, a, now);
     }
 }
 
@@ -257,39 +290,46 @@ static void mark_dirty(unsigned heap, unsigned cls)
 
 /* Returns blocks of other heaps to their bitmaps, one heap at a time (no
  * class lock held). Their counters do not change: the blocks stopped being
- * "out" when they entered the batch or cache they come from. */
-static void return_foreign(unsigned cls, struct tnode *foreign)
+ * "out" when they entered the store or cache they come from. */
+static void return_foreign(unsigned cls, struct foreign_node *foreign)
 {
     const struct size_class *c = &hl_classes[cls];
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
     while (foreign) {
         unsigned heap = heap_of_block(foreign, c);
-        struct tnode *rest = NULL;
+        struct class_central *cc = &hl_central[heap][cls];
+        struct foreign_node *rest = NULL;
         hl_mutex_lock(class_lock(heap, cls));
-        return_to_bitmaps(&hl_central[heap][cls], heap, c, foreign, now, &rest);
+        for (struct foreign_node *f = foreign; f;) {
+            struct foreign_node *next = f->next;
+            if (heap_of_block(f, c) == heap) {
+                bitmap_return(cc, c, (uintptr_t)f, now);
+            } else {
+                f->next = rest;
+                rest = f;
+            }
+            f = next;
+        }
         hl_mutex_unlock(class_lock(heap, cls));
         mark_dirty(heap, cls);
         foreign = rest;
     }
 }
 
-/* Empties the transfer slots into the bitmaps (class lock held); blocks of
- * other heaps go onto *foreign. */
+/* Empties the store into the bitmaps (class lock held); blocks of other
+ * heaps go onto *foreign. */
 static void drain_transfer(struct class_central *cc, unsigned heap, const struct size_class *c, uint64_t now,
-                           struct tnode **foreign)
+                           struct foreign_node **foreign)
 {
-    while (cc->xfer_count) {
-        cc->xfer_count--;
-        return_to_bitmaps(cc, heap, c, cc->xfer[cc->xfer_count], now, foreign);
-    }
-    cc->xfer_bytes = 0;
+    return_to_bitmaps(cc, heap, c, cc->xfer, cc->xfer_count, now, foreign);
+    cc->xfer_count = 0;
 }
 
 void central_drain(unsigned heap, unsigned cls)
 {
     const struct size_class *c = &hl_classes[cls];
     struct class_central *cc = &hl_central[heap][cls];
-    struct tnode *foreign = NULL;
+    struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
     hl_mutex_lock(class_lock(heap, cls));
     drain_transfer(cc, heap, c, now, &foreign);
@@ -297,31 +337,27 @@ void central_drain(unsigned heap, unsigned cls)
     return_foreign(cls, foreign);
 }
 
-void central_flush(unsigned heap, unsigned cls, struct tnode *list, unsigned n)
+void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n)
 {
     const struct size_class *c = &hl_classes[cls];
-    /* A batch goes to the heap of its first block: a consumer thread's
-     * batches of a producer's blocks wait in the producer's heap, where its
-     * next refill takes them whole. A thread of another heap gets this
-     * heap's blocks from a batch only when a list mixed heaps (sorted out
-     * when it is emptied into the bitmaps); taking them often would mix the
+    /* A flush goes to the heap of its first block: a consumer thread's
+     * flushes of a producer's blocks wait in the producer's store, where
+     * its next refill takes them. A thread of another heap gets this heap's
+     * blocks from a store only when a flush mixed heaps (sorted out when the
+     * store is emptied into the bitmaps); taking them often would mix the
      * heaps' spans again. */
     if (n >= TRANSFER_MIN_BLOCKS)
-        heap = heap_of_block(list, c);
+        heap = heap_of_block(e[0].ptr, c);
     struct class_central *cc = &hl_central[heap][cls];
-    struct tnode *foreign = NULL;
+    struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
     hl_mutex_lock(class_lock(heap, cls));
-    size_t bytes = (size_t)n * c->size;
-    if (n >= TRANSFER_MIN_BLOCKS && cc->xfer_count < TRANSFER_SLOTS && cc->xfer_bytes + bytes <= TRANSFER_BYTES) {
-        cc->xfer[cc->xfer_count] = list;
-        cc->xfer_n[cc->xfer_count] = n;
-        cc->xfer_owner[cc->xfer_count] = &hl_tc;
-        cc->xfer_count++;
-        cc->xfer_bytes += bytes;
+    if (n >= TRANSFER_MIN_BLOCKS && store_ready(cc, c) && cc->xfer_count + n <= cc->xfer_cap) {
+        memcpy(cc->xfer + cc->xfer_count, e, (size_t)n * sizeof *e);
+        cc->xfer_count += n;
         cc->xfer_since_ms = now;
     } else {
-        return_to_bitmaps(cc, heap, c, list, now, &foreign);
+        return_to_bitmaps(cc, heap, c, e, n, now, &foreign);
     }
     cc->out_bytes -= (size_t)n * c->size;
     lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
@@ -405,7 +441,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
 {
     struct class_central *cc = &hl_central[heap][cls];
     const struct size_class *c = &hl_classes[cls];
-    struct tnode *foreign = NULL;
+    struct foreign_node *foreign = NULL;
     size_t released = 0;
     if (try) {
         if (!hl_mutex_trylock(class_lock(heap, cls)))
@@ -414,7 +450,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         hl_mutex_lock(class_lock(heap, cls));
     }
     size_t before = free_resident(cc);
-    /* stored batches untouched for as long go to the bitmaps first, where
+    /* a store untouched for as long goes to the bitmaps first, where
      * their pages can be purged (blocks of other heaps to theirs, purged by
      * those heaps' next pass) */
     if (cc->xfer_count && (age_ms == 0 || now_ms - cc->xfer_since_ms >= age_ms))

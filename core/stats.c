@@ -79,7 +79,7 @@ static void small_stats(hl_stats_t *s)
     }
     for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
         for (unsigned cls = 0; cls < NCLASSES; cls++) {
-            size_t n = SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
+            size_t n = bin_count_shared(&tc->bins[cls]);
             tcache += n * hl_classes[cls].size;
             cached_blocks += n;
         }
@@ -104,6 +104,10 @@ void hl_stats(hl_stats_t *out)
     pthread_mutex_lock(&hl_threads.lock);
     small_stats(out);
     pthread_mutex_unlock(&hl_threads.lock);
+    /* thread-cache regions and stores: the caches' own bookkeeping */
+    size_t cache_meta = atomic_load_explicit(&hl_os.cache_meta_bytes, memory_order_relaxed);
+    out->mapped += cache_meta;
+    out->metadata += cache_meta;
     medium_stats(out);
     large_stats(out);
     hl_unlock_all();

@@ -1,13 +1,16 @@
 /* heaplab core: per-thread caches and the small slow paths.
  *
- * A thread's cache is a set of bounded LIFO lists, one per class, in
- * initial-exec TLS: the fast paths in api.c pop and push without atomics or
- * locks. A thread sets itself up on its first slow path (a pthread key whose
+ * A thread's cache is a set of bounded LIFO stacks of entries, one per
+ * class: the bins live in initial-exec TLS, their entries in one region per
+ * thread mapped by the core (a thread that exits leaves its region for the
+ * next one). The fast paths in api.c pop and push without atomics or locks.
+ * A thread sets itself up on its first slow path (a pthread key whose
  * destructor flushes the cache at thread exit); after that destructor ran,
  * the thread keeps working uncached (allocation from later TLS destructors). */
 #include "internal.h"
 
 #include <errno.h>
+#include <string.h>
 
 __thread struct tcache hl_tc __attribute__((tls_model("initial-exec")));
 struct thread_list hl_threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -21,6 +24,14 @@ _Atomic int hl_tcache_on = 1;
 static pthread_key_t exit_key;
 static _Atomic unsigned next_arena;
 
+/* The bins' layout in a region: bin c's entries start at bin_first[c]. Set
+ * by tcache_init, read-only afterwards. */
+static uint32_t bin_first[NCLASSES];
+static size_t region_bytes;
+/* regions of threads that exited, linked through their first entry's ptr
+ * (under hl_threads.lock) */
+static struct tentry *spare_regions;
+
 static unsigned bin_limit(unsigned cls)
 {
     size_t n = TCACHE_BIN_BYTES / hl_classes[cls].size;
@@ -31,14 +42,43 @@ static unsigned bin_limit(unsigned cls)
     return (unsigned)n;
 }
 
+static struct tentry *region_take(void)
+{
+    pthread_mutex_lock(&hl_threads.lock);
+    struct tentry *r = spare_regions;
+    if (r)
+        spare_regions = r->ptr;
+    pthread_mutex_unlock(&hl_threads.lock);
+    if (r)
+        return r;
+    r = os_map_aligned(region_bytes, OS_PAGE, "heaplab thread cache");
+    if (r) {
+        atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&hl_os.cache_meta_bytes, region_bytes, memory_order_relaxed);
+    }
+    return r;
+}
+
+static void region_give(struct tentry *r)
+{
+    pthread_mutex_lock(&hl_threads.lock);
+    r->ptr = spare_regions;
+    spare_regions = r;
+    pthread_mutex_unlock(&hl_threads.lock);
+}
+
+/* Points every (empty) bin into the thread's region: full limits when
+ * `on`, none otherwise. A thread that cannot get a region runs uncached. */
 static void set_limits(struct tcache *tc, bool on)
 {
+    if (on && !tc->region)
+        tc->region = region_take();
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         struct tbin *b = &tc->bins[cls];
-        uint32_t count = bin_count(b);
-        uint32_t limit = on ? bin_limit(cls) : 0;
-        OWNER_STORE(b->limit, limit);
-        OWNER_STORE(b->room, (int32_t)(limit - count));
+        struct tentry *base = tc->region ? tc->region + bin_first[cls] : NULL;
+        OWNER_STORE(b->base, base);
+        OWNER_STORE(b->top, base);
+        b->end = on && base ? base + bin_limit(cls) : base;
     }
 }
 
@@ -48,9 +88,8 @@ void tcache_flush_all(struct tcache *tc)
         struct tbin *b = &tc->bins[cls];
         unsigned n = bin_count(b);
         if (n) {
-            central_flush(tc->arena, cls, b->head, n);
-            b->head = NULL;
-            OWNER_STORE(b->room, (int32_t)b->limit);
+            central_flush(tc->arena, cls, b->base, n);
+            OWNER_STORE(b->top, b->base);
         }
     }
 }
@@ -62,6 +101,16 @@ static void thread_exit(void *arg)
     stats_note_live(tc->live_pending);
     tc->live_pending = 0;
     set_limits(tc, false);
+    if (tc->region) {
+        /* bins first: stats read them while the region changes hands */
+        for (unsigned cls = 0; cls < NCLASSES; cls++) {
+            OWNER_STORE(tc->bins[cls].base, NULL);
+            OWNER_STORE(tc->bins[cls].top, NULL);
+            tc->bins[cls].end = NULL;
+        }
+        region_give(tc->region);
+        tc->region = NULL;
+    }
     pthread_mutex_lock(&hl_threads.lock);
     if (tc->prev)
         tc->prev->next = tc->next;
@@ -86,11 +135,11 @@ void tcache_after_fork_child(void)
             self_listed = true;
             continue;
         }
-        /* the lists themselves may be mid-update (the fast paths write
-         * them without ordering), so they are not walked: their blocks
+        /* the bins themselves may be mid-update (the fast paths write
+         * them without ordering), so they are not emptied: their blocks
          * stay out, counted as cached */
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            hl_threads.orphaned[cls] += SHARED_READ(tc->bins[cls].limit) - (uint32_t)SHARED_READ(tc->bins[cls].room);
+            hl_threads.orphaned[cls] += bin_count_shared(&tc->bins[cls]);
         atomic_fetch_add_explicit(&hl_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
         atomic_fetch_add_explicit(&hl_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
     }
@@ -98,9 +147,15 @@ void tcache_after_fork_child(void)
     self->prev = self->next = NULL;
 }
 
-void tcache_create_key(void)
+void tcache_init(void)
 {
     pthread_key_create(&exit_key, thread_exit);
+    size_t entries = 0;
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        bin_first[cls] = (uint32_t)entries;
+        entries += bin_limit(cls);
+    }
+    region_bytes = (entries * sizeof(struct tentry) + OS_PAGE - 1) & ~(OS_PAGE - 1);
 }
 
 static void thread_setup(struct tcache *tc)
@@ -130,13 +185,14 @@ static bool thread_caching(struct tcache *tc)
     if (tc->state != THREAD_ACTIVE)
         return false;
     bool on = atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
-    bool was_on = tc->bins[0].limit != 0;
+    bool was_on = tc->bins[0].end != tc->bins[0].base;
     if (on != was_on) {
         if (!on)
             tcache_flush_all(tc);
         set_limits(tc, on);
     }
-    return on;
+    /* caching, unless no region could be had */
+    return tc->bins[0].end != tc->bins[0].base;
 }
 
 void tcache_apply_mode(void)
@@ -214,32 +270,27 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
         cls = size_to_class(size);
     }
     struct tcache *tc = &hl_tc;
-    const struct size_class *c = &hl_classes[cls];
-    struct tnode *list;
+    struct tentry got;
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
-        if (!b->head) {
+        if (b->top == b->base) {
             /* a full bin: refills stay rarer than 1 in TCACHE_MAX_BLOCKS
              * small-block mallocs, which keeps them out of the p99 latency */
-            unsigned want = b->limit;
-            unsigned n = central_refill(tc->arena, cls, want, &list);
+            unsigned n = central_refill(tc->arena, cls, (unsigned)(b->end - b->base), b->base);
             if (n == 0)
                 goto out_of_memory;
-            b->head = list->next;
-            OWNER_STORE(b->room, (int32_t)(b->limit - (n - 1)));
-        } else {
-            list = b->head;
-            b->head = list->next;
-            OWNER_ADD(b->room, 1);
+            OWNER_STORE(b->top, b->base + n);
         }
-    } else if (central_refill(tc->arena, cls, 1, &list) == 0) {
+        OWNER_STORE(b->top, b->top - 1);
+        got = *b->top;
+    } else if (central_refill(tc->arena, cls, 1, &got) == 0) {
         goto out_of_memory;
     }
-    small_mark_live((uintptr_t)list, c, size);
+    atomic_store_explicit(got.slot, slot_value(size), memory_order_relaxed);
     count_alloc(tc, size);
     report_live(tc);
     decay_tick(&tc->slow_events);
-    return list;
+    return got.ptr;
 
 out_of_memory:
     errno = ENOMEM;
@@ -249,34 +300,26 @@ out_of_memory:
 HL_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request)
 {
     struct tcache *tc = &hl_tc;
-    struct tnode *node = p;
-    /* the fast path took a unit of room it did not use */
-    OWNER_ADD(tc->bins[cls].room, 1);
-    node->slack = slot;
+    struct tentry mine = {p, slot};
     count_free(tc, request);
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
-        node->next = b->head;
-        b->head = node;
-        unsigned count = bin_count(b) + 1;
-        if (count <= b->limit) {
-            /* the cache was just switched on: there is room */
-            OWNER_ADD(b->room, -1);
-            return;
+        if (b->top == b->end) {
+            /* the bin is full: give its older half back in one flush and
+             * keep the newer half (warm in the cache), so that a program
+             * hovering around the limit does not flush and refill the whole
+             * bin each time. Measured against flushing the whole bin:
+             * kevy-churn -5%, memalloc-fixed +11% throughput,
+             * tmalloc-st-random +6% time. */
+            unsigned n = bin_count(b), give = n - n / 2;
+            central_flush(tc->arena, cls, b->base, give);
+            memmove(b->base, b->base + give, (size_t)(n - give) * sizeof *b->base);
+            OWNER_STORE(b->top, b->base + (n - give));
         }
-        /* the bin is full: keep the block just freed (hot, and what the
-         * next malloc of the class returns) and give all the older ones
-         * back as one list. Cutting the list anywhere else would walk it:
-         * a chain of dependent loads that cost 10-15% of a batch workload's
-         * time; and a refill takes such a batch back whole. */
-        struct tnode *flushed = node->next;
-        unsigned give = count - 1;
-        node->next = NULL;
-        OWNER_STORE(b->room, (int32_t)(b->limit - 1));
-        central_flush(tc->arena, cls, flushed, give);
+        *b->top = mine;
+        OWNER_STORE(b->top, b->top + 1);
     } else {
-        node->next = NULL;
-        central_flush(tc->arena, cls, node, 1);
+        central_flush(tc->arena, cls, &mine, 1);
     }
     report_live(tc);
     decay_tick(&tc->slow_events);
