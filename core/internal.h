@@ -619,7 +619,7 @@ static inline void hl_assert(int ok, const char *what)
 }
 
 
-/* ---- small block helpers shared by api.c and tcache.c ------------------ */
+/* ---- small block slots, for the paths (api.c, tcache.c) and check.c ---- */
 
 /* The slot of the block at `a` (class c): request + 1 while the block is
  * live, 0 otherwise. */
@@ -638,10 +638,5 @@ static inline uint16_t slot_value(size_t request)
     return (uint16_t)(request + 1);
 }
 _Static_assert(SMALL_MAX + 1 <= UINT16_MAX, "a slot holds any small request + 1");
-
-static inline void small_mark_live(uintptr_t a, const struct size_class *c, size_t request)
-{
-    atomic_store_explicit(small_slack_slot(a, c), slot_value(request), memory_order_relaxed);
-}
 
 #endif

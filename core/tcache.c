@@ -274,8 +274,9 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
         if (b->top == b->base) {
-            /* a full bin: refills stay rarer than 1 in TCACHE_MAX_BLOCKS
-             * small-block mallocs, which keeps them out of the p99 latency */
+            /* an empty bin is refilled to its limit: refills stay rarer
+             * than 1 in TCACHE_MAX_BLOCKS small-block mallocs, which keeps
+             * them out of the p99 latency */
             unsigned n = central_refill(tc->arena, cls, (unsigned)(b->end - b->base), b->base);
             if (n == 0)
                 goto out_of_memory;
