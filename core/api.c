@@ -1,11 +1,11 @@
 /* heaplab core: the public hl_ functions.
  *
  * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
- *   small malloc, ~20: one load of a table indexed by the size gives the
+ *   small malloc, 19: one load of a table indexed by the size gives the
  *     bin's offset, a pop of an entry from the thread's bin, the request + 1
  *     stored in the block's slot (the entry carries the slot's address), two
  *     counters;
- *   small free, ~33: a registry byte, the page's info entry, one 64x64->128
+ *   small free, 40: a registry byte, the page's info entry, one 64x64->128
  *     multiply that both validates the offset and yields the block index,
  *     the slot (0 means "not live": a double or wild free), a push of an
  *     entry. Neither touches the block itself.

@@ -5,8 +5,9 @@
  * list of "dirty" spans whose free blocks may cover whole OS pages still
  * resident, and a store of free blocks (entries, see struct tentry).
  * Thread caches refill from and flush to their own heap many blocks at a
- * time; with caches off every request comes here. Threads of different heaps never carve blocks from the same span, so
- * they do not write to each other's cache lines (blocks, slots, bitmaps).
+ * time; with caches off every request comes here. Threads of different
+ * heaps never carve blocks from the same span, so they do not write to each
+ * other's cache lines (blocks, slots, bitmaps).
  * Blocks are tracked in bitmaps rather than intrusive lists so that an OS
  * page holding only free blocks can be purged without losing a free list. */
 #include "internal.h"
@@ -239,12 +240,11 @@ struct foreign_node {
     struct foreign_node *next;
 };
 
-/* The block at `a` (a span of heap `heap`) is free in its bitmap again
- * (class lock of that heap held). */
-static void bitmap_return(struct class_central *cc, const struct size_class *c, uintptr_t a, uint64_t now)
+/* The free block at `a`, in the span at page `head` of `seg`, goes back
+ * into that span's bitmap (the class lock of the span's heap held). */
+static void bitmap_return(struct class_central *cc, const struct size_class *c, struct small_seg *seg, unsigned head,
+                          uintptr_t a, uint64_t now)
 {
-    struct small_seg *seg = small_seg_of(a);
-    unsigned head = span_head_of(a, c);
     struct span *s = &seg->spans[head];
     size_t off = a - span_start(seg, head);
     size_t idx = (off * c->recip) >> RECIP_SHIFT;
@@ -268,13 +268,15 @@ static void return_to_bitmaps(struct class_central *cc, unsigned heap, const str
 {
     for (unsigned i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
-        if (heap_of_block(e[i].ptr, c) != heap) {
+        struct small_seg *seg = small_seg_of(a);
+        unsigned head = span_head_of(a, c);
+        if (seg->spans[head].heap != heap) {
             struct foreign_node *f = e[i].ptr;
             f->next = *foreign;
             *foreign = f;
             continue;
         }
-        bitmap_return(cc, c, a, now);
+        bitmap_return(cc, c, seg, head, a, now);
     }
 }
 
@@ -302,8 +304,11 @@ static void return_foreign(unsigned cls, struct foreign_node *foreign)
         hl_mutex_lock(class_lock(heap, cls));
         for (struct foreign_node *f = foreign; f;) {
             struct foreign_node *next = f->next;
-            if (heap_of_block(f, c) == heap) {
-                bitmap_return(cc, c, (uintptr_t)f, now);
+            uintptr_t a = (uintptr_t)f;
+            struct small_seg *seg = small_seg_of(a);
+            unsigned head = span_head_of(a, c);
+            if (seg->spans[head].heap == heap) {
+                bitmap_return(cc, c, seg, head, a, now);
             } else {
                 f->next = rest;
                 rest = f;
@@ -450,9 +455,9 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         hl_mutex_lock(class_lock(heap, cls));
     }
     size_t before = free_resident(cc);
-    /* a store untouched for as long goes to the bitmaps first, where
-     * their pages can be purged (blocks of other heaps to theirs, purged by
-     * those heaps' next pass) */
+    /* a store untouched for as long goes to the bitmaps first, where its
+     * blocks' pages can be purged (blocks of other heaps to theirs, purged
+     * by those heaps' next pass) */
     if (cc->xfer_count && (age_ms == 0 || now_ms - cc->xfer_since_ms >= age_ms))
         drain_transfer(cc, heap, c, now_ms, &foreign);
     struct span *s = cc->dirty_tail;
