@@ -422,10 +422,19 @@ static inline uint32_t bin_count(const struct tbin *b)
     return (uint32_t)(b->top - b->base);
 }
 
-/* blocks in another thread's bin (a snapshot) */
+/* Most entries a bin holds (tcache.c sizes the bins up to this). */
+#define TCACHE_MAX_BLOCKS 256u
+
+/* blocks in another thread's bin (a snapshot). The owner may be pointing the
+ * bin into its region just now (base and top are two stores), so a pair
+ * that is not one bin's is read as empty rather than as the distance
+ * between two unrelated pointers. */
 static inline uint32_t bin_count_shared(const struct tbin *b)
 {
-    return (uint32_t)(SHARED_READ(b->top) - SHARED_READ(b->base));
+    uintptr_t base = (uintptr_t)SHARED_READ(b->base), top = (uintptr_t)SHARED_READ(b->top);
+    if (top < base || top - base > TCACHE_MAX_BLOCKS * sizeof(struct tentry))
+        return 0;
+    return (uint32_t)((top - base) / sizeof(struct tentry));
 }
 
 enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };

@@ -19,7 +19,6 @@ _Atomic int hl_tcache_on = 1;
 /* Per-class cache bound: about this many bytes, within [MIN, MAX] blocks. */
 #define TCACHE_BIN_BYTES ((size_t)65536)
 #define TCACHE_MIN_BLOCKS 4u
-#define TCACHE_MAX_BLOCKS 256u
 
 static pthread_key_t exit_key;
 static _Atomic unsigned next_arena;
