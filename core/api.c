@@ -26,7 +26,7 @@ static inline void *small_malloc(size_t size, size_t bin_offset)
     struct tcache *tc = tcache_self();
     struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tentry *e = b->top;
-    if (HL_UNLIKELY(e == b->base))
+    if (HL_UNLIKELY(low32(e) == b->base_lo))
         return small_malloc_slow(size, (unsigned)(bin_offset / BIN_BYTES));
     e--;
     OWNER_STORE(b->top, e);
@@ -69,7 +69,7 @@ static inline void small_free(uintptr_t a)
     size_t bin_offset = pi->bin_offset;
     struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tentry *e = b->top;
-    if (HL_UNLIKELY(e == b->end)) {
+    if (HL_UNLIKELY(low32(e) == b->end_lo)) {
         small_free_slow((void *)a, (unsigned)(bin_offset / BIN_BYTES), slot, request);
         return;
     }

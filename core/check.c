@@ -204,12 +204,12 @@ static int check_small(void)
     /* the calling thread's cache, block by block */
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct tbin *b = &hl_tc.bins[cls];
-        if (b->top < b->base || b->top > b->end) {
+        if (bin_bytes_held(b) > b->end_lo - b->base_lo || bin_bytes_held(b) % sizeof(struct tentry) != 0) {
             hl_report("thread cache bin out of its bounds; class", cls);
             bad++;
             continue;
         }
-        check_entries(b->base, bin_count(b), cls, "thread cache holds a live block or one of another class", &bad);
+        check_entries(bin_base(b), bin_count(b), cls, "thread cache holds a live block or one of another class", &bad);
     }
     return bad;
 }

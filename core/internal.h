@@ -117,7 +117,7 @@ _Static_assert(sizeof(struct size_class) == 32, "size_class layout: one shift to
 extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
 
 /* Bytes between two thread-cache bins (struct tbin, pinned below). */
-#define BIN_BYTES 32
+#define BIN_BYTES 16
 /* The class of every small size as a byte offset into the thread cache's
  * bins, indexed by the size itself (16 KiB): the fast malloc reaches its bin
  * in one load, with no rounding, shift or scaling. Read before start-up
@@ -402,24 +402,51 @@ void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
-/* One bin per class: a stack of entries in the thread's cache region.
- * Invariant: base <= top <= end, the cached blocks are base[0..top-base),
- * the newest at top[-1]; end - base is the bin's limit. All three are equal
- * (NULL before set-up) while caches are off or the thread is not (or no
- * longer) set up, which sends every operation to the slow path: malloc goes
- * slow when top == base, free when top == end. */
+/* One bin per class: a stack of entries in the thread's cache region,
+ * from base to end = base + the bin's limit. Invariant: base <= top <= end,
+ * the cached blocks are base[0..top-base), the newest at top[-1]. Only the
+ * low 32 bits of base and end are kept: a bin (at most 4 KiB) never spans
+ * two addresses 4 GiB apart, so they compare with top's low half exactly,
+ * and a bin fits in 16 bytes (the thread's bins in 14 cache lines and its
+ * static TLS under 1 KiB, which lets the preload library be dlopen()ed).
+ * All three are equal (top NULL, the others 0, before set-up) while caches
+ * are off or the thread is not (or no longer) set up, which sends every
+ * operation to the slow path: malloc goes slow when top == base, free when
+ * top == end. */
 struct tbin {
-    struct tentry *top;  /* OWNER_STORE / SHARED_READ */
-    struct tentry *base; /* OWNER_STORE / SHARED_READ */
-    struct tentry *end;
-    uint64_t unused;     /* pads a bin to BIN_BYTES, a power of two */
+    struct tentry *top; /* OWNER_STORE / SHARED_READ */
+    uint32_t base_lo;   /* OWNER_STORE / SHARED_READ */
+    uint32_t end_lo;
 };
 _Static_assert(sizeof(struct tbin) == BIN_BYTES, "tbin layout");
+
+static inline uint32_t low32(const void *p)
+{
+    return (uint32_t)(uintptr_t)p;
+}
+
+/* bytes of entries in a bin, for its owner */
+static inline uint32_t bin_bytes_held(const struct tbin *b)
+{
+    return low32(b->top) - b->base_lo;
+}
 
 /* blocks in a bin, for its owner */
 static inline uint32_t bin_count(const struct tbin *b)
 {
-    return (uint32_t)(b->top - b->base);
+    return bin_bytes_held(b) / (uint32_t)sizeof(struct tentry);
+}
+
+/* a bin's first entry, for its owner */
+static inline struct tentry *bin_base(const struct tbin *b)
+{
+    return (struct tentry *)((char *)b->top - bin_bytes_held(b));
+}
+
+/* entries a bin has room for, for its owner */
+static inline uint32_t bin_limit_of(const struct tbin *b)
+{
+    return (b->end_lo - b->base_lo) / (uint32_t)sizeof(struct tentry);
 }
 
 /* Most entries a bin holds (tcache.c sizes the bins up to this). */
@@ -428,13 +455,13 @@ static inline uint32_t bin_count(const struct tbin *b)
 /* blocks in another thread's bin (a snapshot). The owner may be pointing the
  * bin into its region just now (base and top are two stores), so a pair
  * that is not one bin's is read as empty rather than as the distance
- * between two unrelated pointers. */
+ * between two unrelated addresses. */
 static inline uint32_t bin_count_shared(const struct tbin *b)
 {
-    uintptr_t base = (uintptr_t)SHARED_READ(b->base), top = (uintptr_t)SHARED_READ(b->top);
-    if (top < base || top - base > TCACHE_MAX_BLOCKS * sizeof(struct tentry))
+    uint32_t held = low32(SHARED_READ(b->top)) - SHARED_READ(b->base_lo);
+    if (held > TCACHE_MAX_BLOCKS * sizeof(struct tentry))
         return 0;
-    return (uint32_t)((top - base) / sizeof(struct tentry));
+    return held / (uint32_t)sizeof(struct tentry);
 }
 
 enum thread_state { THREAD_NEW = 0, THREAD_INIT, THREAD_ACTIVE, THREAD_DEAD };

@@ -13,6 +13,10 @@
 #include <string.h>
 
 __thread struct tcache hl_tc __attribute__((tls_model("initial-exec")));
+/* glibc keeps a small reserve of static TLS for libraries loaded after
+ * start-up; a cache that fits in it lets the preload library be dlopen()ed
+ * as well as preloaded (at 1,856 bytes it no longer fitted) */
+_Static_assert(sizeof(struct tcache) <= 1024, "the thread cache outgrew the dlopen reserve of static TLS");
 struct thread_list hl_threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
 _Atomic int hl_tcache_on = 1;
 
@@ -75,9 +79,9 @@ static void set_limits(struct tcache *tc, bool on)
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         struct tbin *b = &tc->bins[cls];
         struct tentry *base = tc->region ? tc->region + bin_first[cls] : NULL;
-        OWNER_STORE(b->base, base);
+        OWNER_STORE(b->base_lo, low32(base));
         OWNER_STORE(b->top, base);
-        b->end = on && base ? base + bin_limit(cls) : base;
+        b->end_lo = on && base ? low32(base + bin_limit(cls)) : low32(base);
     }
 }
 
@@ -87,8 +91,8 @@ void tcache_flush_all(struct tcache *tc)
         struct tbin *b = &tc->bins[cls];
         unsigned n = bin_count(b);
         if (n) {
-            central_flush(tc->arena, cls, b->base, n);
-            OWNER_STORE(b->top, b->base);
+            central_flush(tc->arena, cls, bin_base(b), n);
+            OWNER_STORE(b->top, bin_base(b));
         }
     }
 }
@@ -103,9 +107,9 @@ static void thread_exit(void *arg)
     if (tc->region) {
         /* bins first: stats read them while the region changes hands */
         for (unsigned cls = 0; cls < NCLASSES; cls++) {
-            OWNER_STORE(tc->bins[cls].base, NULL);
             OWNER_STORE(tc->bins[cls].top, NULL);
-            tc->bins[cls].end = NULL;
+            OWNER_STORE(tc->bins[cls].base_lo, 0);
+            tc->bins[cls].end_lo = 0;
         }
         region_give(tc->region);
         tc->region = NULL;
@@ -184,14 +188,14 @@ static bool thread_caching(struct tcache *tc)
     if (tc->state != THREAD_ACTIVE)
         return false;
     bool on = atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
-    bool was_on = tc->bins[0].end != tc->bins[0].base;
+    bool was_on = tc->bins[0].end_lo != tc->bins[0].base_lo;
     if (on != was_on) {
         if (!on)
             tcache_flush_all(tc);
         set_limits(tc, on);
     }
     /* caching, unless no region could be had */
-    return tc->bins[0].end != tc->bins[0].base;
+    return tc->bins[0].end_lo != tc->bins[0].base_lo;
 }
 
 void tcache_apply_mode(void)
@@ -272,14 +276,15 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
     struct tentry got;
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
-        if (b->top == b->base) {
+        if (bin_count(b) == 0) {
             /* an empty bin is refilled to its limit: refills stay rarer
              * than 1 in TCACHE_MAX_BLOCKS small-block mallocs, which keeps
              * them out of the p99 latency */
-            unsigned n = central_refill(tc->arena, cls, (unsigned)(b->end - b->base), b->base);
+            struct tentry *base = bin_base(b);
+            unsigned n = central_refill(tc->arena, cls, bin_limit_of(b), base);
             if (n == 0)
                 goto out_of_memory;
-            OWNER_STORE(b->top, b->base + n);
+            OWNER_STORE(b->top, base + n);
         }
         OWNER_STORE(b->top, b->top - 1);
         got = *b->top;
@@ -304,17 +309,18 @@ HL_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, 
     count_free(tc, request);
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
-        if (b->top == b->end) {
+        if (low32(b->top) == b->end_lo) {
             /* the bin is full: give its older half back in one flush and
              * keep the newer half (warm in the cache), so that a program
              * hovering around the limit does not flush and refill the whole
              * bin each time. Measured against flushing the whole bin:
              * kevy-churn -5%, memalloc-fixed +11% throughput,
              * tmalloc-st-random +6% time. */
+            struct tentry *base = bin_base(b);
             unsigned n = bin_count(b), give = n - n / 2;
-            central_flush(tc->arena, cls, b->base, give);
-            memmove(b->base, b->base + give, (size_t)(n - give) * sizeof *b->base);
-            OWNER_STORE(b->top, b->base + (n - give));
+            central_flush(tc->arena, cls, base, give);
+            memmove(base, base + give, (size_t)(n - give) * sizeof *base);
+            OWNER_STORE(b->top, base + (n - give));
         }
         *b->top = mine;
         OWNER_STORE(b->top, b->top + 1);
