@@ -91,8 +91,9 @@ void tcache_flush_all(struct tcache *tc)
         struct tbin *b = &tc->bins[cls];
         unsigned n = bin_count(b);
         if (n) {
-            central_flush(tc->arena, cls, bin_base(b), n);
-            OWNER_STORE(b->top, bin_base(b));
+            struct tentry *base = bin_base(b);
+            central_flush(tc->arena, cls, base, n);
+            OWNER_STORE(b->top, base);
         }
     }
 }
@@ -103,17 +104,13 @@ static void thread_exit(void *arg)
     tcache_flush_all(tc);
     stats_note_live(tc->live_pending);
     tc->live_pending = 0;
+    /* the bins let go of the region (all NULL) before another thread can
+     * take it: stats read them while the region changes hands */
+    struct tentry *region = tc->region;
+    tc->region = NULL;
     set_limits(tc, false);
-    if (tc->region) {
-        /* bins first: stats read them while the region changes hands */
-        for (unsigned cls = 0; cls < NCLASSES; cls++) {
-            OWNER_STORE(tc->bins[cls].top, NULL);
-            OWNER_STORE(tc->bins[cls].base_lo, 0);
-            tc->bins[cls].end_lo = 0;
-        }
-        region_give(tc->region);
-        tc->region = NULL;
-    }
+    if (region)
+        region_give(region);
     pthread_mutex_lock(&hl_threads.lock);
     if (tc->prev)
         tc->prev->next = tc->next;
@@ -276,18 +273,19 @@ HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
     struct tentry got;
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
+        struct tentry *top = b->top;
         if (bin_count(b) == 0) {
             /* an empty bin is refilled to its limit: refills stay rarer
              * than 1 in TCACHE_MAX_BLOCKS small-block mallocs, which keeps
              * them out of the p99 latency */
-            struct tentry *base = bin_base(b);
-            unsigned n = central_refill(tc->arena, cls, bin_limit_of(b), base);
+            unsigned n = central_refill(tc->arena, cls, bin_limit_of(b), top);
             if (n == 0)
                 goto out_of_memory;
-            OWNER_STORE(b->top, base + n);
+            top += n;
         }
-        OWNER_STORE(b->top, b->top - 1);
-        got = *b->top;
+        top--;
+        got = *top;
+        OWNER_STORE(b->top, top);
     } else if (central_refill(tc->arena, cls, 1, &got) == 0) {
         goto out_of_memory;
     }
