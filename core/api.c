@@ -38,21 +38,22 @@ static inline void *small_malloc(size_t size, size_t bin_offset)
 
 /* Validates a pointer into a small segment (registry already says small)
  * and returns its page's info and its live slot; aborts on anything
- * heaplab did not hand out live. */
-static inline const struct page_info *small_validate(uintptr_t a, _Atomic uint16_t **slot_out, uint16_t *value_out)
+ * heaplab did not hand out live, naming `what` (the function called). */
+static inline const struct page_info *small_validate(uintptr_t a, _Atomic uint16_t **slot_out, uint16_t *value_out,
+                                                     const char *what)
 {
     const struct page_info *pi = &small_seg_of(a)->page_info[page_index(a)];
     size_t off = a & pi->span_mask;
     unsigned __int128 t = (unsigned __int128)off * pi->recip;
     /* not a block start (or no span here: recip is 0) */
     if (HL_UNLIKELY((uint64_t)t >= pi->recip))
-        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
+        hl_fail_pointer(what, (void *)a);
     /* indexes past the span's last block have slots that are always 0 */
     _Atomic uint16_t *slot = pi->slots + (size_t)(t >> 64);
     uint16_t value = atomic_load_explicit(slot, memory_order_relaxed);
     /* 0: the block is not live (already freed, or in a cache) */
     if (HL_UNLIKELY(value == 0))
-        hl_fail_pointer(HL_INVALID_FREE, (void *)a);
+        hl_fail_pointer(what, (void *)a);
     *slot_out = slot;
     *value_out = value;
     return pi;
@@ -62,7 +63,7 @@ static inline void small_free(uintptr_t a)
 {
     _Atomic uint16_t *slot;
     uint16_t value;
-    const struct page_info *pi = small_validate(a, &slot, &value);
+    const struct page_info *pi = small_validate(a, &slot, &value, HL_INVALID_FREE);
     size_t request = (size_t)value - 1;
     atomic_store_explicit(slot, 0, memory_order_relaxed);
     struct tcache *tc = tcache_self();
@@ -102,7 +103,7 @@ static HL_NOINLINE void free_other_slow(void *p)
     enum seg_kind kind = registry_kind((uintptr_t)p);
     if (kind == KIND_MEDIUM)
         medium_free(p);
-    else if (kind == KIND_LARGE)
+    else if (kind_is_large(kind))
         large_free(p);
     else
         hl_fail_pointer(HL_INVALID_FREE, p);
@@ -164,14 +165,15 @@ size_t hl_usable_size(void *p)
     case KIND_SMALL: {
         _Atomic uint16_t *slot;
         uint16_t value;
-        return small_validate(a, &slot, &value)->size;
+        return small_validate(a, &slot, &value, HL_INVALID_USABLE)->size;
     }
     case KIND_MEDIUM:
-        return medium_usable(p);
+        return medium_usable(p, HL_INVALID_USABLE);
     case KIND_LARGE:
-        return large_usable(p);
+    case KIND_LARGE_ALIGNED:
+        return large_usable(p, HL_INVALID_USABLE);
     default:
-        hl_fail_pointer("malloc_usable_size(): invalid pointer", p);
+        hl_fail_pointer(HL_INVALID_USABLE, p);
     }
 }
 
@@ -193,10 +195,6 @@ static void *aligned_internal(size_t align, size_t size)
     unsigned cls = class_for_aligned(size, align);
     if (cls < NCLASSES)
         return small_malloc(size, (size_t)cls * BIN_BYTES);
-    if (align > LARGE_ALIGN_MAX) {
-        errno = ENOMEM;
-        return NULL;
-    }
     return large_malloc(size, align, false);
 }
 
@@ -272,7 +270,7 @@ void *hl_realloc(void *p, size_t size)
     uintptr_t a = (uintptr_t)p;
     enum seg_kind kind = registry_kind(a);
     if (kind == KIND_NONE)
-        hl_fail_pointer("realloc(): invalid pointer", p);
+        hl_fail_pointer(HL_INVALID_REALLOC, p);
     if (size == 0) {
         /* glibc frees and returns NULL */
         hl_free(p);
@@ -285,7 +283,7 @@ void *hl_realloc(void *p, size_t size)
     if (kind == KIND_SMALL) {
         _Atomic uint16_t *slot;
         uint16_t value;
-        const struct page_info *pi = small_validate(a, &slot, &value);
+        const struct page_info *pi = small_validate(a, &slot, &value, HL_INVALID_REALLOC);
         const struct size_class *c = &hl_classes[pi->cls];
         /* stay when the block fits and is not more than twice too big */
         if (size <= c->size && (size > c->size / 2 || size_to_class(size) == pi->cls)) {
@@ -297,18 +295,18 @@ void *hl_realloc(void *p, size_t size)
         return realloc_move(p, c->size, size);
     }
     if (kind == KIND_MEDIUM) {
-        medium_validate(p);
+        size_t usable = medium_usable(p, HL_INVALID_REALLOC);
         if (size > SMALL_MAX && size <= MEDIUM_MAX && medium_resize_inplace(p, size) == 0)
             return p;
-        return realloc_move(p, medium_usable(p), size);
+        return realloc_move(p, usable, size);
     }
-    large_validate(p);
+    size_t usable = large_usable(p, HL_INVALID_REALLOC);
     if (size > MEDIUM_MAX) {
         void *q = large_realloc(p, size);
         if (q)
             return q;
     }
-    return realloc_move(p, large_usable(p), size);
+    return realloc_move(p, usable, size);
 }
 
 void *hl_reallocarray(void *p, size_t n, size_t size)
@@ -333,7 +331,7 @@ enum hl_route hl_route(size_t size, size_t align)
     if (class_for_aligned(size, align) < NCLASSES)
         return HL_ROUTE_SMALL;
     if (align > HL_ALIGN)
-        return align <= LARGE_ALIGN_MAX ? HL_ROUTE_LARGE : HL_ROUTE_INVALID;
+        return HL_ROUTE_LARGE;
     return size <= MEDIUM_MAX ? HL_ROUTE_MEDIUM : HL_ROUTE_LARGE;
 }
 

@@ -57,6 +57,7 @@ static void fork_child(void)
 {
     /* the forking thread holds every lock: it is the child's only thread */
     tcache_after_fork_child();
+    central_recount_after_fork();
     decay_after_fork_child();
     pthread_mutex_unlock(&hl_threads.lock);
     hl_unlock_all();

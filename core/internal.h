@@ -73,9 +73,10 @@
 /* Alignments the small path can honour: a power-of-two class is aligned to
  * its size within a span, and spans start on PAGE_SIZE boundaries. */
 #define SMALL_ALIGN_MAX ((size_t)4096)
-/* Large mappings keep their header at the segment start; the user pointer
- * must stay inside the first chunk, which bounds the alignment. */
-#define LARGE_ALIGN_MAX (SEG_SIZE / 2)
+/* Large mappings aligned to at most this keep their header at the start of
+ * the block's own chunk; blocks aligned to more (a chunk or more) keep it in
+ * the OS page below the block (KIND_LARGE_ALIGNED). */
+#define LARGE_ALIGN_IN_CHUNK (SEG_SIZE / 2)
 
 /* ---- counters written by one thread, read by others -------------------- */
 
@@ -154,7 +155,10 @@ void size_class_init(void) HL_INTERNAL;
 
 /* ---- registry (registry.c) --------------------------------------------- */
 
-enum seg_kind { KIND_NONE = 0, KIND_SMALL = 1, KIND_MEDIUM = 2, KIND_LARGE = 3 };
+/* KIND_LARGE: a large mapping starts here, its header first. KIND_LARGE_ALIGNED:
+ * a large block aligned to a segment or more starts here (its mapping, header
+ * first, one OS page below). */
+enum seg_kind { KIND_NONE = 0, KIND_SMALL = 1, KIND_MEDIUM = 2, KIND_LARGE = 3, KIND_LARGE_ALIGNED = 4 };
 /* addresses above this are never heaplab's */
 #define ADDRESS_BITS 47
 #define REGISTRY_ENTRIES ((size_t)1 << (ADDRESS_BITS - SEG_SHIFT))
@@ -173,6 +177,10 @@ static inline enum seg_kind registry_kind(uintptr_t a)
     if (HL_UNLIKELY(a >> ADDRESS_BITS))
         return KIND_NONE;
     return (enum seg_kind)atomic_load_explicit(&hl_registry[a >> SEG_SHIFT], memory_order_relaxed);
+}
+static inline bool kind_is_large(enum seg_kind kind)
+{
+    return kind == KIND_LARGE || kind == KIND_LARGE_ALIGNED;
 }
 void registry_set(void *seg, enum seg_kind kind) HL_INTERNAL;
 
@@ -399,6 +407,18 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
 size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
 /* Empties the store of `cls` in `heap` into its blocks' spans' bitmaps. */
 void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
+/* In a fork child, after tcache_after_fork_child (every lock held, the
+ * forking thread the only one): blocks another thread was moving at the
+ * instant of the fork (popped from its bin and not yet marked live, taken
+ * from a store and not yet in its bin, on their way to another heap) are in
+ * no cache, store or slot, and the counters kept where blocks move miss
+ * them. Counts them from the spans themselves (bitmap free counts and
+ * slots, never the blocks): per class, blocks out of spans that are neither
+ * live, stored nor in this thread's cache become the orphans, and the
+ * class's out_bytes and the live request bytes are set to what the spans
+ * say. Reads each span's slot array: proportional to the small heap's
+ * metadata, not its blocks. */
+void central_recount_after_fork(void) HL_INTERNAL;
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
@@ -504,7 +524,8 @@ struct thread_list {
     /* counters of threads that exited (or ran without a cache) */
     _Atomic size_t small_requested, allocs;
     /* blocks per class held by the caches of threads that did not survive
-     * a fork: lost to this process, still counted as cached */
+     * a fork, or in their hands at the fork: lost to this process, counted
+     * as cached (central_recount_after_fork) */
     size_t orphaned[NCLASSES];
 };
 extern struct thread_list hl_threads HL_INTERNAL;
@@ -536,9 +557,10 @@ void tcache_apply_mode(void) HL_INTERNAL;
 #define MEDIUM_ARENAS 4
 void *medium_malloc(size_t size) HL_INTERNAL;
 void medium_free(void *p) HL_INTERNAL;
-size_t medium_usable(void *p) HL_INTERNAL;
-/* Validates p as a live medium block; aborts otherwise. */
-void medium_validate(void *p) HL_INTERNAL;
+size_t medium_usable(void *p, const char *what) HL_INTERNAL;
+/* Validates p as a live medium block; aborts naming `what` (the function
+ * called, "free(): invalid pointer") otherwise. */
+void medium_validate(void *p, const char *what) HL_INTERNAL;
 /* Resizes in place when possible; returns 0 on success. */
 int medium_resize_inplace(void *p, size_t size) HL_INTERNAL;
 /* as central_purge, for the free blocks of every arena */
@@ -555,10 +577,13 @@ int medium_check(void) HL_INTERNAL;
 /* zero: the block must read as zeros (calloc) */
 void *large_malloc(size_t size, size_t align, bool zero) HL_INTERNAL;
 void large_free(void *p) HL_INTERNAL;
-size_t large_usable(void *p) HL_INTERNAL;
-void large_validate(void *p) HL_INTERNAL;
-/* Realloc of a large block to a size that stays large; NULL on failure
- * (the block is then untouched). */
+/* `what` names the called function in the message when p is not a live
+ * large block */
+size_t large_usable(void *p, const char *what) HL_INTERNAL;
+void large_validate(void *p, const char *what) HL_INTERNAL;
+/* Realloc of a large block (validated) to a size that stays large; NULL
+ * when it cannot be done in place or by moving pages (the block is then
+ * untouched, and the caller copies). */
 void *large_realloc(void *p, size_t size) HL_INTERNAL;
 size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) HL_INTERNAL;
 void large_lock(void) HL_INTERNAL;
@@ -641,7 +666,10 @@ _Noreturn void hl_fail(const char *msg) HL_INTERNAL;
 /* Writes one line for hl_check: "heaplab check: <msg> <value>". */
 void hl_report(const char *msg, uintptr_t value) HL_INTERNAL;
 
+/* what a pointer heaplab did not hand out live is called, per function */
 #define HL_INVALID_FREE "free(): invalid pointer"
+#define HL_INVALID_REALLOC "realloc(): invalid pointer"
+#define HL_INVALID_USABLE "malloc_usable_size(): invalid pointer"
 
 /* ---- validators (check.c), run on every operation when HEAPLAB_DEBUG ---- */
 

@@ -6,7 +6,19 @@
  * mappings older than LARGE_DECAY_MS are unmapped. A growing realloc first
  * tries mremap in place, then moves the pages (no copy) to a new aligned
  * address. One lock; every operation here costs a syscall or a page fault
- * far more than the lock. */
+ * far more than the lock.
+ *
+ * A block aligned to more than LARGE_ALIGN_IN_CHUNK starts at a chunk
+ * boundary itself, so its header cannot sit at the start of its chunk: its
+ * mapping starts one OS page below the block, header first, and the block's
+ * chunk is registered as KIND_LARGE_ALIGNED (free() then finds the header
+ * one page below the pointer; a pointer into a plain large mapping is never
+ * read that way, so a wild one still fails without a fault). These blocks
+ * are rare: they are never cached, and a realloc copies them.
+ *
+ * The registry entry of a range is cleared before the range goes back to
+ * the OS (unmapped or moved away): from then on another thread may map a
+ * block of its own there and register it. */
 #include "internal.h"
 
 #include <errno.h>
@@ -26,11 +38,12 @@ enum large_state { LARGE_LIVE = 1, LARGE_CACHED = 2 };
 struct large_hdr {
     uintptr_t check;
     size_t map_size; /* bytes mapped, a multiple of OS_PAGE */
-    size_t offset;   /* user pointer - base: >= header, a multiple of the alignment */
+    size_t offset;   /* user pointer - base: >= header, a multiple of the alignment (or OS_PAGE) */
     size_t request;
     struct large_hdr *next, *prev; /* live list, or cache list (newest first) */
     uint64_t since_ms;             /* cached: when freed */
     uint32_t state;
+    uint32_t chunk_aligned;        /* 1: the block starts a chunk (KIND_LARGE_ALIGNED) */
 };
 #define LARGE_HDR_BYTES ((size_t)64)
 _Static_assert(sizeof(struct large_hdr) <= LARGE_HDR_BYTES, "large header fits");
@@ -65,9 +78,15 @@ static void list_remove(struct large_hdr **head, struct large_hdr *h)
         h->next->prev = h->prev;
 }
 
+/* the chunk whose registry entry names this mapping: the block's own */
+static void *registry_key(const struct large_hdr *h)
+{
+    return h->chunk_aligned ? (char *)h + OS_PAGE : (char *)h;
+}
+
 static void unmap_mapping(struct large_hdr *h)
 {
-    registry_set(h, KIND_NONE);
+    registry_set(registry_key(h), KIND_NONE);
     os_unmap(h, h->map_size);
     atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
 }
@@ -101,9 +120,12 @@ static struct large_hdr *cache_take_smaller(size_t need)
     return best;
 }
 
-/* Grows the mapping at h to `need` bytes, in place or by moving its pages
- * (no copy) to a new aligned address. Returns the new header or NULL (h is
- * then still mapped, unchanged). Registry entries follow the move. */
+/* Grows the mapping at h (not chunk-aligned, owned by the caller) to `need`
+ * bytes, in place or by moving its pages (no copy) to a new aligned
+ * address. Returns the new header or NULL (h is then still mapped,
+ * unchanged). Registry entries follow the move: the old one is cleared
+ * before the move releases the old range, which another thread may map and
+ * register the moment it is free. */
 static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
 {
     size_t old = h->map_size;
@@ -114,13 +136,14 @@ static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
     void *dst = os_map_aligned(need, SEG_SIZE, "heaplab-large");
     if (!dst)
         return NULL;
+    registry_set(h, KIND_NONE);
     if (os_move_to(h, old, dst) != 0) {
+        registry_set(h, KIND_LARGE);
         os_unmap(dst, need);
         return NULL;
     }
     atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
-    registry_set(h, KIND_NONE);
     struct large_hdr *moved = dst;
     moved->map_size = need;
     registry_set(moved, KIND_LARGE);
@@ -149,13 +172,38 @@ static void live_remove(struct large_hdr *h)
     L.live_request -= h->request;
 }
 
-void *large_malloc(size_t size, size_t align, bool zero)
+/* A block aligned to a chunk or more: its own mapping, never cached. */
+static void *chunk_aligned_malloc(size_t size, size_t align)
 {
-    size_t offset = align > LARGE_HDR_BYTES ? align : LARGE_HDR_BYTES;
-    if (size > PTRDIFF_MAX - offset - OS_PAGE) {
+    size_t need = (OS_PAGE + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    struct large_hdr *h = os_map_aligned_at(need, align, OS_PAGE, "heaplab-large");
+    if (!h) {
         errno = ENOMEM;
         return NULL;
     }
+    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    h->map_size = need;
+    h->chunk_aligned = 1;
+    registry_set(registry_key(h), KIND_LARGE_ALIGNED);
+    hl_mutex_lock(&L.lock);
+    live_insert(h, OS_PAGE, size);
+    L.allocs++;
+    hl_mutex_unlock(&L.lock);
+    tcache_note_live((intptr_t)size);
+    decay_tick(&hl_tc.slow_events);
+    return (char *)h + OS_PAGE;
+}
+
+void *large_malloc(size_t size, size_t align, bool zero)
+{
+    size_t offset = align > LARGE_HDR_BYTES ? align : LARGE_HDR_BYTES;
+    /* (align <= SIZE_MAX / 2 + 1: a power of two) */
+    if (size > PTRDIFF_MAX - offset - OS_PAGE || align > PTRDIFF_MAX - size - OS_PAGE) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (align > LARGE_ALIGN_IN_CHUNK)
+        return chunk_aligned_malloc(size, align);
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
     hl_mutex_lock(&L.lock);
     struct large_hdr *h = cache_take(need);
@@ -191,30 +239,40 @@ void *large_malloc(size_t size, size_t align, bool zero)
     return p;
 }
 
-static struct large_hdr *header_of(void *p)
+/* The header of live large block p; aborts naming `what` when p is not one.
+ * Reads only memory the registry says is a large mapping's. */
+static struct large_hdr *valid_header(void *p, const char *what)
 {
-    return (struct large_hdr *)((uintptr_t)p & ~(uintptr_t)SEG_MASK);
+    uintptr_t a = (uintptr_t)p;
+    struct large_hdr *h;
+    if (registry_kind(a) == KIND_LARGE_ALIGNED) {
+        if (a & SEG_MASK)
+            hl_fail_pointer(what, p);
+        h = (struct large_hdr *)(a - OS_PAGE);
+    } else {
+        if ((a & (HL_ALIGN - 1)) || (a & SEG_MASK) < LARGE_HDR_BYTES)
+            hl_fail_pointer(what, p);
+        h = (struct large_hdr *)(a & ~(uintptr_t)SEG_MASK);
+    }
+    if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || (char *)h + h->offset != (char *)p)
+        hl_fail_pointer(what, p);
+    return h;
 }
 
-void large_validate(void *p)
+void large_validate(void *p, const char *what)
 {
-    struct large_hdr *h = header_of(p);
-    if ((uintptr_t)p & (HL_ALIGN - 1) || ((uintptr_t)p & SEG_MASK) < LARGE_HDR_BYTES || h->check != (LARGE_MAGIC ^ (uintptr_t)h) ||
-        h->state != LARGE_LIVE || (char *)h + h->offset != (char *)p)
-        hl_fail_pointer(HL_INVALID_FREE, p);
+    (void)valid_header(p, what);
 }
 
-size_t large_usable(void *p)
+size_t large_usable(void *p, const char *what)
 {
-    large_validate(p);
-    struct large_hdr *h = header_of(p);
+    struct large_hdr *h = valid_header(p, what);
     return h->map_size - h->offset;
 }
 
 void large_free(void *p)
 {
-    large_validate(p);
-    struct large_hdr *h = header_of(p);
+    struct large_hdr *h = valid_header(p, HL_INVALID_FREE);
     struct large_hdr *evict = NULL;
     uint64_t now = os_now_ms();
     hl_mutex_lock(&L.lock);
@@ -223,7 +281,7 @@ void large_free(void *p)
     L.frees++;
     h->state = LARGE_CACHED;
     h->since_ms = now;
-    if (h->map_size > LARGE_CACHE_BYTES) {
+    if (h->map_size > LARGE_CACHE_BYTES || h->chunk_aligned) {
         evict = h;
     } else {
         list_push(&L.cache, h);
@@ -249,9 +307,10 @@ void large_free(void *p)
 
 void *large_realloc(void *p, size_t size)
 {
-    struct large_hdr *h = header_of(p);
+    struct large_hdr *h = valid_header(p, HL_INVALID_REALLOC);
     size_t offset = h->offset;
-    if (size > PTRDIFF_MAX - offset - OS_PAGE)
+    /* (a chunk-aligned block's mapping cannot follow it to a new chunk) */
+    if (size > PTRDIFF_MAX - offset - OS_PAGE || h->chunk_aligned)
         return NULL;
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
     size_t old_request = h->request;
@@ -341,8 +400,9 @@ int large_check(void)
         map += h->map_size;
         off += h->offset;
         req += h->request;
+        enum seg_kind kind = h->chunk_aligned ? KIND_LARGE_ALIGNED : KIND_LARGE;
         if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || h->offset + h->request > h->map_size ||
-            registry_kind((uintptr_t)h) != KIND_LARGE) {
+            registry_kind((uintptr_t)registry_key(h)) != kind) {
             hl_report("large block header or registry entry broken", (uintptr_t)h);
             bad++;
         }
@@ -355,7 +415,7 @@ int large_check(void)
     for (struct large_hdr *h = L.cache; h; h = h->next) {
         cn++;
         cb += h->map_size;
-        if (h->state != LARGE_CACHED || registry_kind((uintptr_t)h) != KIND_LARGE) {
+        if (h->state != LARGE_CACHED || h->chunk_aligned || registry_kind((uintptr_t)h) != KIND_LARGE) {
             hl_report("cached large mapping in a wrong state", (uintptr_t)h);
             bad++;
         }

@@ -547,32 +547,76 @@ void *medium_malloc(size_t size)
 
 /* ---- free ------------------------------------------------------------------ */
 
-void medium_validate(void *p)
+void medium_validate(void *p, const char *what)
 {
     uintptr_t a = (uintptr_t)p;
     size_t off = a & SEG_MASK;
     if ((a & (HL_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
-        hl_fail_pointer(HL_INVALID_FREE, p);
+        hl_fail_pointer(what, p);
     struct mblock *b = (struct mblock *)(a - TAG_BYTES);
     /* a block in the reuse cache is free, though its tag says used */
     if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b) || b->request == REUSE_MARK)
-        hl_fail_pointer(HL_INVALID_FREE, p);
+        hl_fail_pointer(what, p);
 }
 
-size_t medium_usable(void *p)
+size_t medium_usable(void *p, const char *what)
 {
-    medium_validate(p);
+    medium_validate(p, what);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     return block_size(b) - TAG_BYTES;
 }
 
+static bool tag_genuine(const struct mblock *t)
+{
+    return t->check == (MEDIUM_TAG_MAGIC ^ (uintptr_t)t);
+}
+
+static HL_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool in_realloc)
+{
+    static const char *const what[2][2] = {
+        {"free(): corrupted boundary tag of block", "free(): corrupted boundary tag after block"},
+        {"realloc(): corrupted boundary tag of block", "realloc(): corrupted boundary tag after block"},
+    };
+    hl_fail_pointer(what[in_realloc][after], (char *)b + TAG_BYTES);
+}
+
+/* Before free or realloc relies on the tags around live block b (arena
+ * lock held: neighbours rewrite b's prev_size under it): b's size stays
+ * inside its segment, the tag after b is a tag that gives b's size as its
+ * prev_size, and the tag below b (there is one exactly when b is not the
+ * segment's first block) gives b's prev_size as its size. A write past the
+ * end of a block reaches the next tag's prev_size first, so an overrun by
+ * even one byte ends the program here, naming the block, instead of a
+ * merge trusting a size that is not there. Each bound is one unsigned
+ * compare, so that no pointer is formed from a size before it is known to
+ * stay inside the segment. */
+static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
+{
+    uintptr_t at = (uintptr_t)b;
+    size_t off = at & SEG_MASK;
+    size_t size = block_size(b);
+    const struct mblock *next = (const struct mblock *)(at + size);
+    if (HL_UNLIKELY(size - 1 >= HEAP_END - off || !tag_genuine(next) || next->prev_size != size))
+        fail_tags(b, true, in_realloc);
+    size_t below = b->prev_size;
+    if (off == HEAP_START) {
+        if (HL_UNLIKELY(below != 0))
+            fail_tags(b, false, in_realloc);
+        return;
+    }
+    const struct mblock *prev = (const struct mblock *)(at - below);
+    if (HL_UNLIKELY(below - 1 >= off - HEAP_START || !tag_genuine(prev) || block_size(prev) != below))
+        fail_tags(b, false, in_realloc);
+}
+
 void medium_free(void *p)
 {
-    medium_validate(p);
+    medium_validate(p, HL_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     struct arena *ar = &arenas[medium_seg_of(b)->arena];
     uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
     hl_mutex_lock(&ar->lock);
+    check_neighbour_tags(b, false);
     size_t before = free_resident(ar);
     size_t request = b->request;
     if (!reuse_put(ar, b, now))
@@ -592,6 +636,7 @@ int medium_resize_inplace(void *p, size_t size)
     size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
     int rc = -1;
     hl_mutex_lock(&ar->lock);
+    check_neighbour_tags(b, true);
     size_t before = free_resident(ar);
     size_t cur = block_size(b);
     size_t old_request = b->request;

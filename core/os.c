@@ -1,7 +1,13 @@
 /* heaplab core: the OS contract of os.h on Linux. This is the only core file
- * allowed platform #ifdefs. */
+ * allowed platform #ifdefs.
+ *
+ * No function here changes errno: a call that fails may not fail the
+ * allocation (a mapping the kernel will not name, an in-place mremap that
+ * finds its neighbours taken), and a program's errno must survive a
+ * successful malloc. Callers that do fail set ENOMEM themselves. */
 #include "os.h"
 
+#include <errno.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -25,46 +31,76 @@ static void name_mapping(void *p, size_t size, const char *name)
 #endif
 }
 
-void *os_map_aligned(size_t size, size_t align, const char *name)
+void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
 {
-    /* over-map by `align`, then cut the unaligned head and the tail */
+    int saved = errno;
+    void *result = NULL;
+    /* Reserve size + align of address space, find the place inside it, and
+     * only then map the block itself there, accounted. The reservation is
+     * PROT_NONE and MAP_NORESERVE, so the kernel charges nothing for it:
+     * an alignment of a GiB costs no commit, while the block is charged as
+     * the overcommit policy says (a request the heuristic would refuse
+     * fails here, not later when the program touches it). */
     size_t span = size + align;
-    if (span < size)
-        return NULL;
-    void *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (span < size || at >= align)
+        goto out;
+    void *raw = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED)
-        return NULL;
+        goto out;
     uintptr_t start = (uintptr_t)raw;
-    uintptr_t aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
-    size_t head = aligned - start;
+    /* the smallest m >= start with (m + at) a multiple of align */
+    uintptr_t m = ((start + at + align - 1) & ~(uintptr_t)(align - 1)) - at;
+    void *got = mmap((void *)m, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (got == MAP_FAILED) {
+        munmap(raw, span);
+        goto out;
+    }
+    size_t head = m - start;
     size_t tail = span - head - size;
     if (head)
         munmap(raw, head);
     if (tail)
-        munmap((void *)(aligned + size), tail);
-    name_mapping((void *)aligned, size, name);
-    return (void *)aligned;
+        munmap((void *)(m + size), tail);
+    name_mapping((void *)m, size, name);
+    result = (void *)m;
+out:
+    errno = saved;
+    return result;
+}
+
+void *os_map_aligned(size_t size, size_t align, const char *name)
+{
+    return os_map_aligned_at(size, align, 0, name);
 }
 
 void os_unmap(void *p, size_t size)
 {
+    int saved = errno;
     munmap(p, size);
+    errno = saved;
 }
 
 int os_purge(void *p, size_t size)
 {
-    return madvise(p, size, MADV_DONTNEED);
+    int saved = errno;
+    int rc = madvise(p, size, MADV_DONTNEED);
+    errno = saved;
+    return rc;
 }
 
 int os_remap_inplace(void *p, size_t old_size, size_t new_size)
 {
+    int saved = errno;
     void *q = mremap(p, old_size, new_size, 0);
+    errno = saved;
     return q == MAP_FAILED ? -1 : 0;
 }
 
 int os_move_to(void *p, size_t size, void *dst)
 {
+    int saved = errno;
     void *q = mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+    errno = saved;
     return q == MAP_FAILED ? -1 : 0;
 }
 

@@ -24,10 +24,19 @@
 int os_init(void) OS_HIDDEN;
 
 /* Maps `size` bytes of fresh, zero-filled, read-write memory whose address
- * is a multiple of `align` (a power of two >= OS_PAGE). RSS: unchanged; the
- * pages become resident only when first touched. Returns NULL on failure.
- * `name` labels the mapping in /proc/PID/maps where the kernel allows it. */
+ * is a multiple of `align` (a power of two >= OS_PAGE). The mapping is
+ * charged against the kernel's commit limit like any private writable
+ * mapping (no MAP_NORESERVE): under the default heuristic a request larger
+ * than the machine can back fails here. RSS: unchanged; the pages become
+ * resident only when first touched. Returns NULL on failure.
+ * `name` labels the mapping in /proc/PID/maps where the kernel allows it.
+ * No function of this contract changes errno. */
 void *os_map_aligned(size_t size, size_t align, const char *name) OS_HIDDEN;
+
+/* The same, but the address `at` bytes into the mapping (at < align, an
+ * OS_PAGE multiple) is the multiple of `align`: a block aligned to more than
+ * a segment gets its header in the page just below it. */
+void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name) OS_HIDDEN;
 
 /* Unmaps [p, p+size). RSS: drops by whatever of it was resident. */
 void os_unmap(void *p, size_t size) OS_HIDDEN;

@@ -486,3 +486,63 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     return_foreign(cls, foreign);
     return released;
 }
+
+/* ---- fork ------------------------------------------------------------------ */
+
+/* Blocks out of the spans of class `cls` and how many of them are live
+ * (their slots), with the bytes the live ones were asked for, added up over
+ * every small segment (the pool lock held). */
+struct span_census {
+    size_t out[NCLASSES], live[NCLASSES];
+    size_t requested;
+};
+
+static void count_spans(struct span_census *c)
+{
+    for (struct small_seg *seg = hl_pool.head; seg; seg = seg->next) {
+        for (unsigned p = SMALL_FIRST_PAGE; p < PAGES_PER_SEG;) {
+            if (seg->page_class[p] == 0) {
+                p++;
+                continue;
+            }
+            unsigned cls = seg->page_class[p] - 1u;
+            const struct size_class *sc = &hl_classes[cls];
+            const struct span *s = &seg->spans[p];
+            c->out[cls] += sc->capacity - s->free_count;
+            if (s->free_count < sc->capacity) {
+                const uint16_t *slots = span_slack(seg, p);
+                for (unsigned i = 0; i < sc->capacity; i++)
+                    if (slots[i]) {
+                        c->live[cls]++;
+                        c->requested += (size_t)slots[i] - 1;
+                    }
+            }
+            p += sc->span_pages;
+        }
+    }
+}
+
+void central_recount_after_fork(void)
+{
+    struct span_census *c = &(struct span_census){{0}, {0}, 0};
+    count_spans(c);
+    struct tcache *self = hl_threads.head;
+    for (unsigned cls = 0; cls < NCLASSES; cls++) {
+        const struct size_class *sc = &hl_classes[cls];
+        size_t stored = 0, out_bytes = 0;
+        for (unsigned h = 0; h < SMALL_HEAPS; h++) {
+            stored += hl_central[h][cls].xfer_count;
+            out_bytes += hl_central[h][cls].out_bytes;
+        }
+        size_t own = self ? bin_count(&self->bins[cls]) : 0;
+        hl_threads.orphaned[cls] = c->out[cls] - c->live[cls] - stored - own;
+        /* a heap's out_bytes alone may wrap; the class's sum is what must
+         * hold, so heap 0 takes the difference */
+        struct class_central *cc = &hl_central[0][cls];
+        size_t before = free_resident(cc);
+        cc->out_bytes += (c->out[cls] - stored) * sc->size - out_bytes;
+        lane_note(class_lane(0, cls), before, free_resident(cc));
+    }
+    size_t own_requested = self ? self->small_requested : 0;
+    atomic_store_explicit(&hl_threads.small_requested, c->requested - own_requested, memory_order_relaxed);
+}

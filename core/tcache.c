@@ -137,9 +137,8 @@ void tcache_after_fork_child(void)
         }
         /* the bins themselves may be mid-update (the fast paths write
          * them without ordering), so they are not emptied: their blocks
-         * stay out, counted as cached */
-        for (unsigned cls = 0; cls < NCLASSES; cls++)
-            hl_threads.orphaned[cls] += bin_count_shared(&tc->bins[cls]);
+         * stay out, and central_recount_after_fork counts them (with any
+         * block that was between a bin and a store) as orphans */
         atomic_fetch_add_explicit(&hl_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
         atomic_fetch_add_explicit(&hl_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
     }
