@@ -26,7 +26,7 @@ static inline void *small_malloc(size_t size, size_t bin_offset)
     struct tcache *tc = tcache_self();
     struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tentry *e = b->top;
-    if (HL_UNLIKELY(low32(e) == b->base_lo))
+    if (CORE_UNLIKELY(low32(e) == b->base_lo))
         return small_malloc_slow(size, (unsigned)(bin_offset / BIN_BYTES));
     e--;
     OWNER_STORE(b->top, e);
@@ -46,14 +46,14 @@ static inline const struct page_info *small_validate(uintptr_t a, _Atomic uint16
     size_t off = a & pi->span_mask;
     unsigned __int128 t = (unsigned __int128)off * pi->recip;
     /* not a block start (or no span here: recip is 0) */
-    if (HL_UNLIKELY((uint64_t)t >= pi->recip))
-        hl_fail_pointer(what, (void *)a);
+    if (CORE_UNLIKELY((uint64_t)t >= pi->recip))
+        core_fail_pointer(what, (void *)a);
     /* indexes past the span's last block have slots that are always 0 */
     _Atomic uint16_t *slot = pi->slots + (size_t)(t >> 64);
     uint16_t value = atomic_load_explicit(slot, memory_order_relaxed);
     /* 0: the block is not live (already freed, or in a cache) */
-    if (HL_UNLIKELY(value == 0))
-        hl_fail_pointer(what, (void *)a);
+    if (CORE_UNLIKELY(value == 0))
+        core_fail_pointer(what, (void *)a);
     *slot_out = slot;
     *value_out = value;
     return pi;
@@ -63,14 +63,14 @@ static inline void small_free(uintptr_t a)
 {
     _Atomic uint16_t *slot;
     uint16_t value;
-    const struct page_info *pi = small_validate(a, &slot, &value, HL_INVALID_FREE);
+    const struct page_info *pi = small_validate(a, &slot, &value, CORE_INVALID_FREE);
     size_t request = (size_t)value - 1;
     atomic_store_explicit(slot, 0, memory_order_relaxed);
     struct tcache *tc = tcache_self();
     size_t bin_offset = pi->bin_offset;
     struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tentry *e = b->top;
-    if (HL_UNLIKELY(low32(e) == b->end_lo)) {
+    if (CORE_UNLIKELY(low32(e) == b->end_lo)) {
         small_free_slow((void *)a, (unsigned)(bin_offset / BIN_BYTES), slot, request);
         return;
     }
@@ -84,19 +84,19 @@ static inline void small_free(uintptr_t a)
 
 /* ---- medium, large and odd cases ---------------------------------------- */
 
-static HL_NOINLINE void *malloc_big_slow(size_t size)
+static CORE_NOINLINE void *malloc_big_slow(size_t size)
 {
     if (size > PTRDIFF_MAX) {
         errno = ENOMEM;
         return NULL;
     }
-    hl_ensure_init();
+    core_ensure_init();
     if (size <= MEDIUM_MAX)
         return medium_malloc(size);
-    return large_malloc(size, HL_ALIGN, false);
+    return large_malloc(size, CORE_ALIGN, false);
 }
 
-static HL_NOINLINE void free_other_slow(void *p)
+static CORE_NOINLINE void free_other_slow(void *p)
 {
     if (p == NULL)
         return;
@@ -106,12 +106,12 @@ static HL_NOINLINE void free_other_slow(void *p)
     else if (kind_is_large(kind))
         large_free(p);
     else
-        hl_fail_pointer(HL_INVALID_FREE, p);
+        core_fail_pointer(CORE_INVALID_FREE, p);
 }
 
 void *hl_malloc(size_t size)
 {
-    if (HL_LIKELY(size <= SMALL_MAX))
+    if (CORE_LIKELY(size <= SMALL_MAX))
         return small_malloc(size, size_to_bin_offset(size));
     return malloc_big_slow(size);
 }
@@ -119,7 +119,7 @@ void *hl_malloc(size_t size)
 void hl_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    if (HL_LIKELY(registry_is_small(a))) {
+    if (CORE_LIKELY(registry_is_small(a))) {
         small_free(a);
         return;
     }
@@ -147,8 +147,8 @@ void *hl_calloc(size_t n, size_t size)
         return NULL;
     }
     if (total > MEDIUM_MAX) {
-        hl_ensure_init();
-        return large_malloc(total, HL_ALIGN, true);
+        core_ensure_init();
+        return large_malloc(total, CORE_ALIGN, true);
     }
     void *p = hl_malloc(total);
     if (p)
@@ -165,15 +165,15 @@ size_t hl_usable_size(void *p)
     case KIND_SMALL: {
         _Atomic uint16_t *slot;
         uint16_t value;
-        return small_validate(a, &slot, &value, HL_INVALID_USABLE)->size;
+        return small_validate(a, &slot, &value, CORE_INVALID_USABLE)->size;
     }
     case KIND_MEDIUM:
-        return medium_usable(p, HL_INVALID_USABLE);
+        return medium_usable(p, CORE_INVALID_USABLE);
     case KIND_LARGE:
     case KIND_LARGE_ALIGNED:
-        return large_usable(p, HL_INVALID_USABLE);
+        return large_usable(p, CORE_INVALID_USABLE);
     default:
-        hl_fail_pointer(HL_INVALID_USABLE, p);
+        core_fail_pointer(CORE_INVALID_USABLE, p);
     }
 }
 
@@ -189,9 +189,9 @@ static void *aligned_internal(size_t align, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    if (align <= HL_ALIGN)
+    if (align <= CORE_ALIGN)
         return hl_malloc(size);
-    hl_ensure_init();
+    core_ensure_init();
     unsigned cls = class_for_aligned(size, align);
     if (cls < NCLASSES)
         return small_malloc(size, (size_t)cls * BIN_BYTES);
@@ -229,7 +229,7 @@ void *hl_memalign(size_t align, size_t size)
         return NULL;
     }
     if (!is_pow2(align)) {
-        size_t a = HL_ALIGN;
+        size_t a = CORE_ALIGN;
         while (a < align)
             a <<= 1;
         align = a;
@@ -270,7 +270,7 @@ void *hl_realloc(void *p, size_t size)
     uintptr_t a = (uintptr_t)p;
     enum seg_kind kind = registry_kind(a);
     if (kind == KIND_NONE)
-        hl_fail_pointer(HL_INVALID_REALLOC, p);
+        core_fail_pointer(CORE_INVALID_REALLOC, p);
     if (size == 0) {
         /* glibc frees and returns NULL */
         hl_free(p);
@@ -283,8 +283,8 @@ void *hl_realloc(void *p, size_t size)
     if (kind == KIND_SMALL) {
         _Atomic uint16_t *slot;
         uint16_t value;
-        const struct page_info *pi = small_validate(a, &slot, &value, HL_INVALID_REALLOC);
-        const struct size_class *c = &hl_classes[pi->cls];
+        const struct page_info *pi = small_validate(a, &slot, &value, CORE_INVALID_REALLOC);
+        const struct size_class *c = &core_classes[pi->cls];
         /* stay when the block fits and is not more than twice too big */
         if (size <= c->size && (size > c->size / 2 || size_to_class(size) == pi->cls)) {
             size_t old_request = (size_t)value - 1;
@@ -295,12 +295,12 @@ void *hl_realloc(void *p, size_t size)
         return realloc_move(p, c->size, size);
     }
     if (kind == KIND_MEDIUM) {
-        size_t usable = medium_usable(p, HL_INVALID_REALLOC);
+        size_t usable = medium_usable(p, CORE_INVALID_REALLOC);
         if (size > SMALL_MAX && size <= MEDIUM_MAX && medium_resize_inplace(p, size) == 0)
             return p;
         return realloc_move(p, usable, size);
     }
-    size_t usable = large_usable(p, HL_INVALID_REALLOC);
+    size_t usable = large_usable(p, CORE_INVALID_REALLOC);
     if (size > MEDIUM_MAX) {
         void *q = large_realloc(p, size);
         if (q)
@@ -327,10 +327,10 @@ enum hl_route hl_route(size_t size, size_t align)
         align = 1;
     if (!is_pow2(align) || size > PTRDIFF_MAX)
         return HL_ROUTE_INVALID;
-    hl_ensure_init();
+    core_ensure_init();
     if (class_for_aligned(size, align) < NCLASSES)
         return HL_ROUTE_SMALL;
-    if (align > HL_ALIGN)
+    if (align > CORE_ALIGN)
         return HL_ROUTE_LARGE;
     return size <= MEDIUM_MAX ? HL_ROUTE_MEDIUM : HL_ROUTE_LARGE;
 }
@@ -351,8 +351,8 @@ const char *hl_route_name(enum hl_route r)
 
 int hl_set_tcache(int on)
 {
-    hl_ensure_init();
-    int prev = atomic_exchange_explicit(&hl_tcache_on, on ? 1 : 0, memory_order_relaxed);
+    core_ensure_init();
+    int prev = atomic_exchange_explicit(&core_tcache_on, on ? 1 : 0, memory_order_relaxed);
     /* other threads follow on their next slow path */
     tcache_apply_mode();
     return prev;
@@ -360,15 +360,15 @@ int hl_set_tcache(int on)
 
 int hl_tcache_enabled(void)
 {
-    hl_ensure_init();
-    return atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
+    core_ensure_init();
+    return atomic_load_explicit(&core_tcache_on, memory_order_relaxed);
 }
 
 void hl_thread_flush(void)
 {
-    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+    if (!atomic_load_explicit(&core_initialized, memory_order_acquire))
         return;
-    tcache_flush_all(&hl_tc);
+    tcache_flush_all(&core_tc);
 }
 
 const char *hl_version(void)

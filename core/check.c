@@ -6,7 +6,7 @@ int span_is_valid(struct span *s)
 {
     struct small_seg *seg = segment_of_span(s);
     unsigned head = span_head_index(s);
-    const struct size_class *c = &hl_classes[s->cls];
+    const struct size_class *c = &core_classes[s->cls];
     const uint64_t *bm = span_bitmap(seg, head);
     size_t free_bits = 0;
     for (size_t w = 0; w < (c->capacity + 63) / 64; w++)
@@ -20,9 +20,9 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
     int bad = 0;
     struct span *s = &seg->spans[head];
     unsigned cls = seg->page_class[head] - 1u;
-    const struct size_class *c = &hl_classes[cls];
+    const struct size_class *c = &core_classes[cls];
     if (s->cls != cls || s->pages != c->span_pages || head % c->span_pages || s->heap >= SMALL_HEAPS) {
-        hl_report("span header disagrees with the page table", span_start(seg, head));
+        core_report("span header disagrees with the page table", span_start(seg, head));
         return 1;
     }
     const uint64_t *bm = span_bitmap(seg, head);
@@ -36,7 +36,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
             bool is_free = bits & ((uint64_t)1 << b);
             if (idx >= c->capacity) {
                 if (is_free) {
-                    hl_report("bitmap bit set past the span's capacity", span_start(seg, head));
+                    core_report("bitmap bit set past the span's capacity", span_start(seg, head));
                     bad++;
                 }
                 continue;
@@ -45,18 +45,18 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
             if (is_free) {
                 free_bits++;
                 if (w < s->scan_word) {
-                    hl_report("free block below the span's scan hint", span_start(seg, head) + idx * c->size);
+                    core_report("free block below the span's scan hint", span_start(seg, head) + idx * c->size);
                     bad++;
                 }
                 if (sl != 0) {
-                    hl_report("free block still has a request recorded", span_start(seg, head) + idx * c->size);
+                    core_report("free block still has a request recorded", span_start(seg, head) + idx * c->size);
                     bad++;
                 }
             } else {
                 if (sl != 0)
                     (*live_blocks)++;
                 if (sl > c->size + 1) {
-                    hl_report("recorded request larger than the block", span_start(seg, head) + idx * c->size);
+                    core_report("recorded request larger than the block", span_start(seg, head) + idx * c->size);
                     bad++;
                 }
                 /* an out block must not overlap a purged OS page */
@@ -64,7 +64,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
                 unsigned lo = (unsigned)(off >> OS_PAGE_SHIFT), hi = (unsigned)((off + c->size - 1) >> OS_PAGE_SHIFT);
                 for (unsigned j = lo; j <= hi; j++)
                     if (s->purged & ((uint64_t)1 << j)) {
-                        hl_report("purged OS page overlaps a block in use", span_start(seg, head) + off);
+                        core_report("purged OS page overlaps a block in use", span_start(seg, head) + off);
                         bad++;
                         break;
                     }
@@ -72,11 +72,11 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
         }
     }
     if (free_bits != s->free_count) {
-        hl_report("span free count disagrees with its bitmap", span_start(seg, head));
+        core_report("span free count disagrees with its bitmap", span_start(seg, head));
         bad++;
     }
     if ((s->free_count > 0) != (s->in_partial != 0)) {
-        hl_report("span partial-list membership wrong", span_start(seg, head));
+        core_report("span partial-list membership wrong", span_start(seg, head));
         bad++;
     }
     *out_blocks += c->capacity - s->free_count;
@@ -92,9 +92,9 @@ static void check_entries(const struct tentry *e, size_t n, unsigned cls, const 
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
         if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-            e[i].slot != small_slack_slot(a, &hl_classes[cls]) ||
+            e[i].slot != small_slack_slot(a, &core_classes[cls]) ||
             atomic_load_explicit(e[i].slot, memory_order_relaxed) != 0) {
-            hl_report(what, a);
+            core_report(what, a);
             (*bad)++;
             break;
         }
@@ -105,27 +105,27 @@ static void check_entries(const struct tentry *e, size_t n, unsigned cls, const 
 static int check_central(const struct class_central *cc, unsigned heap, unsigned cls, size_t spans, size_t purged)
 {
     int bad = 0;
-    const struct size_class *c = &hl_classes[cls];
+    const struct size_class *c = &core_classes[cls];
     for (struct span *s = cc->partial; s; s = s->next)
         if (s->cls != cls || s->heap != heap || !s->in_partial || s->free_count == 0) {
-            hl_report("partial list holds a wrong span", cls);
+            core_report("partial list holds a wrong span", cls);
             bad++;
             break;
         }
     for (struct span *s = cc->dirty; s; s = s->dnext)
         if (s->cls != cls || s->heap != heap || !s->in_dirty || (s->dnext && s->dnext->dprev != s)) {
-            hl_report("dirty list broken", cls);
+            core_report("dirty list broken", cls);
             bad++;
             break;
         }
     if (cc->xfer_count > cc->xfer_cap) {
-        hl_report("store holds more entries than it has room for; class", cls);
+        core_report("store holds more entries than it has room for; class", cls);
         bad++;
     } else {
         check_entries(cc->xfer, cc->xfer_count, cls, "store holds a live block or one of another class", &bad);
     }
     if (spans != cc->spans || spans * ((size_t)1 << c->span_shift) != cc->span_bytes || purged != cc->purged_bytes) {
-        hl_report("class counters disagree with its spans; class", cls);
+        core_report("class counters disagree with its spans; class", cls);
         bad++;
     }
     return bad;
@@ -139,10 +139,10 @@ static int check_small(void)
     size_t spans[SMALL_HEAPS][NCLASSES] = {{0}}, purged[SMALL_HEAPS][NCLASSES] = {{0}};
     size_t out[NCLASSES] = {0}, live[NCLASSES] = {0};
     size_t segs = 0, free_pages = 0;
-    for (struct small_seg *seg = hl_pool.head; seg; seg = seg->next, segs++) {
+    for (struct small_seg *seg = core_pool.head; seg; seg = seg->next, segs++) {
         if (seg->magic != SMALL_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_SMALL ||
             (seg->free_pages & ~SMALL_USABLE_MASK)) {
-            hl_report("small segment header or registry entry broken", (uintptr_t)seg);
+            core_report("small segment header or registry entry broken", (uintptr_t)seg);
             bad++;
             continue;
         }
@@ -151,17 +151,17 @@ static int check_small(void)
             bool page_free = seg->free_pages & ((uint64_t)1 << p);
             if (page_free || seg->page_class[p] == 0) {
                 if (page_free != (seg->page_class[p] == 0)) {
-                    hl_report("page free mask disagrees with the page table", (uintptr_t)seg + ((uintptr_t)p << PAGE_SHIFT));
+                    core_report("page free mask disagrees with the page table", (uintptr_t)seg + ((uintptr_t)p << PAGE_SHIFT));
                     bad++;
                 }
                 p++;
                 continue;
             }
             unsigned cls = seg->page_class[p] - 1u;
-            unsigned k = hl_classes[cls].span_pages;
+            unsigned k = core_classes[cls].span_pages;
             for (unsigned q = p; q < p + k && q < PAGES_PER_SEG; q++)
                 if (seg->page_class[q] != cls + 1 || (seg->free_pages & ((uint64_t)1 << q))) {
-                    hl_report("span pages disagree in the page table", (uintptr_t)seg + ((uintptr_t)q << PAGE_SHIFT));
+                    core_report("span pages disagree in the page table", (uintptr_t)seg + ((uintptr_t)q << PAGE_SHIFT));
                     bad++;
                 }
             unsigned h = seg->spans[p].heap % SMALL_HEAPS;
@@ -170,42 +170,42 @@ static int check_small(void)
             p += k;
         }
     }
-    if (segs != hl_pool.segments || free_pages != hl_pool.free_page_count) {
-        hl_report("segment pool counters disagree with its segments", segs);
+    if (segs != core_pool.segments || free_pages != core_pool.free_page_count) {
+        core_report("segment pool counters disagree with its segments", segs);
         bad++;
     }
     /* blocks out of spans are either live (slack set) or in a thread cache */
     size_t cached[NCLASSES] = {0};
-    pthread_mutex_lock(&hl_threads.lock);
+    pthread_mutex_lock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++)
-        cached[cls] = hl_threads.orphaned[cls];
-    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next)
+        cached[cls] = core_threads.orphaned[cls];
+    for (struct tcache *tc = core_threads.head; tc; tc = tc->next)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
             cached[cls] += bin_count_shared(&tc->bins[cls]);
-    pthread_mutex_unlock(&hl_threads.lock);
+    pthread_mutex_unlock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct size_class *c = &hl_classes[cls];
+        const struct size_class *c = &core_classes[cls];
         size_t xfer = 0, out_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
-            const struct class_central *cc = &hl_central[h][cls];
+            const struct class_central *cc = &core_central[h][cls];
             bad += check_central(cc, h, cls, spans[h][cls], purged[h][cls]);
             xfer += cc->xfer_count;
             out_bytes += cc->out_bytes;
         }
         if ((out[cls] - xfer) * c->size != out_bytes) {
-            hl_report("class's blocks out disagree with its spans; class", cls);
+            core_report("class's blocks out disagree with its spans; class", cls);
             bad++;
         }
         if (out[cls] != live[cls] + cached[cls] + xfer) {
-            hl_report("blocks out of spans != live + cached + in transfer; class", cls);
+            core_report("blocks out of spans != live + cached + in transfer; class", cls);
             bad++;
         }
     }
     /* the calling thread's cache, block by block */
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct tbin *b = &hl_tc.bins[cls];
+        const struct tbin *b = &core_tc.bins[cls];
         if (bin_bytes_held(b) > b->end_lo - b->base_lo || bin_bytes_held(b) % sizeof(struct tentry) != 0) {
-            hl_report("thread cache bin out of its bounds; class", cls);
+            core_report("thread cache bin out of its bounds; class", cls);
             bad++;
             continue;
         }
@@ -216,15 +216,15 @@ static int check_small(void)
 
 int hl_check(void)
 {
-    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+    if (!atomic_load_explicit(&core_initialized, memory_order_acquire))
         return 0;
-    hl_lock_all();
+    core_lock_all();
     int bad = check_small() + medium_check() + large_check();
-    hl_unlock_all();
+    core_unlock_all();
     hl_stats_t s;
     hl_stats(&s);
     if (!hl_stats_balanced(&s)) {
-        hl_report("stats identity broken; mapped", s.mapped);
+        core_report("stats identity broken; mapped", s.mapped);
         bad++;
     }
     return bad;

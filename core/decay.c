@@ -20,7 +20,7 @@ static size_t purge_older_than(uint64_t now, uint64_t age, bool try, size_t *exc
     size_t released = 0;
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned w = 0; w < 2; w++) {
-            uint64_t bits = atomic_load_explicit(&hl_dirty_classes[h].bits[w], memory_order_relaxed);
+            uint64_t bits = atomic_load_explicit(&core_dirty_classes[h].bits[w], memory_order_relaxed);
             while (bits) {
                 unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
@@ -36,7 +36,7 @@ void decay_tick(uint32_t *events)
     if (++*events % DECAY_EVENTS != 0)
         return;
     uint64_t now = os_now_ms();
-    atomic_store_explicit(&hl_clock_ms, now, memory_order_relaxed);
+    atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
     /* over the budget, free memory goes back at once, down to three
      * quarters of the budget: a program that frees a large part of its heap
      * gets it back before its next phase, not two ticks later. What was

@@ -54,19 +54,19 @@ static void write_line(const char *prefix, const char *msg, uintptr_t value, boo
     write_all(line, n);
 }
 
-_Noreturn void hl_fail_pointer(const char *what, const void *p)
+_Noreturn void core_fail_pointer(const char *what, const void *p)
 {
     write_line("heaplab: ", what, (uintptr_t)p, true);
     abort();
 }
 
-_Noreturn void hl_fail(const char *msg)
+_Noreturn void core_fail(const char *msg)
 {
     write_line("heaplab: ", msg, 0, false);
     abort();
 }
 
-void hl_report(const char *msg, uintptr_t value)
+void core_report(const char *msg, uintptr_t value)
 {
     write_line("heaplab check: ", msg, value, true);
 }

@@ -13,43 +13,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Atomic int hl_initialized;
+_Atomic int core_initialized;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void hl_lock_all(void)
+void core_lock_all(void)
 {
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned i = 0; i < CLASS_LOCKS; i++)
-            hl_mutex_lock(&hl_class_locks[h][i].m);
-    hl_mutex_lock(&hl_pool.lock);
+            core_mutex_lock(&core_class_locks[h][i].m);
+    core_mutex_lock(&core_pool.lock);
     medium_lock_all();
     large_lock();
 }
 
-void hl_unlock_all(void)
+void core_unlock_all(void)
 {
     large_unlock();
     medium_unlock_all();
-    hl_mutex_unlock(&hl_pool.lock);
+    core_mutex_unlock(&core_pool.lock);
     for (unsigned h = SMALL_HEAPS; h-- > 0;)
         for (unsigned i = CLASS_LOCKS; i-- > 0;)
-            hl_mutex_unlock(&hl_class_locks[h][i].m);
+            core_mutex_unlock(&core_class_locks[h][i].m);
 }
 
 /* fork: no lock may be held by a thread that will not exist in the child.
- * init_lock comes first: a thread inside hl_init_slow may go on to take
+ * init_lock comes first: a thread inside core_init_slow may go on to take
  * class locks (pthread_atfork can allocate). */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&init_lock);
-    hl_lock_all();
-    pthread_mutex_lock(&hl_threads.lock);
+    core_lock_all();
+    pthread_mutex_lock(&core_threads.lock);
 }
 
 static void fork_parent(void)
 {
-    pthread_mutex_unlock(&hl_threads.lock);
-    hl_unlock_all();
+    pthread_mutex_unlock(&core_threads.lock);
+    core_unlock_all();
     pthread_mutex_unlock(&init_lock);
 }
 
@@ -59,24 +59,24 @@ static void fork_child(void)
     tcache_after_fork_child();
     central_recount_after_fork();
     decay_after_fork_child();
-    pthread_mutex_unlock(&hl_threads.lock);
-    hl_unlock_all();
+    pthread_mutex_unlock(&core_threads.lock);
+    core_unlock_all();
     pthread_mutex_unlock(&init_lock);
 }
 
-void hl_init_slow(void)
+void core_init_slow(void)
 {
     pthread_mutex_lock(&init_lock);
-    if (!atomic_load_explicit(&hl_initialized, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&core_initialized, memory_order_relaxed)) {
         if (os_init() != 0)
-            hl_fail("the OS page size is not 4 KiB; heaplab cannot run here");
+            core_fail("the OS page size is not 4 KiB; heaplab cannot run here");
         size_class_init();
         const char *env = getenv("HEAPLAB_TCACHE");
         if (env && strcmp(env, "0") == 0)
-            atomic_store_explicit(&hl_tcache_on, 0, memory_order_relaxed);
-        atomic_store_explicit(&hl_clock_ms, os_now_ms(), memory_order_relaxed);
+            atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);
+        atomic_store_explicit(&core_clock_ms, os_now_ms(), memory_order_relaxed);
         tcache_init();
-        atomic_store_explicit(&hl_initialized, 1, memory_order_release);
+        atomic_store_explicit(&core_initialized, 1, memory_order_release);
         /* last: it may allocate, which must find heaplab ready (that
          * allocation takes class locks, never init_lock) */
         pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -87,14 +87,14 @@ void hl_init_slow(void)
 /* Initialise before main: the fork handlers must exist before the program
  * can start a thread, or a fork racing a thread's first allocation copies
  * a held lock into the child (which then hangs on its first allocation). */
-__attribute__((constructor)) static void hl_init_at_load(void)
+__attribute__((constructor)) static void core_init_at_load(void)
 {
-    hl_ensure_init();
+    core_ensure_init();
 }
 
 size_t hl_trim(void)
 {
-    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+    if (!atomic_load_explicit(&core_initialized, memory_order_acquire))
         return 0;
     hl_thread_flush();
     return decay_purge_all();

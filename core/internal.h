@@ -39,10 +39,10 @@
 #error "HEAPLAB_DEBUG must be 0 or 1"
 #endif
 
-#define HL_INTERNAL __attribute__((visibility("hidden")))
-#define HL_NOINLINE __attribute__((noinline))
-#define HL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define HL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CORE_INTERNAL __attribute__((visibility("hidden")))
+#define CORE_NOINLINE __attribute__((noinline))
+#define CORE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CORE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* ---- geometry ---------------------------------------------------------- */
 
@@ -61,8 +61,8 @@
 #define OS_PAGES_PER_PAGE (PAGE_SIZE / OS_PAGE)
 
 /* All returned pointers are 16-byte aligned; blocks are multiples of 16. */
-#define HL_ALIGN 16
-#define HL_ALIGN_SHIFT 4
+#define CORE_ALIGN 16
+#define CORE_ALIGN_SHIFT 4
 
 /* Routing thresholds. */
 /* Largest small size class. Above it the medium heap is exact to 16 bytes
@@ -115,7 +115,7 @@ struct size_class {
 _Static_assert(sizeof(struct size_class) == 32, "size_class layout: one shift to index");
 
 /* filled once by size_class_init(), read-only afterwards */
-extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
+extern struct size_class core_classes[NCLASSES] CORE_INTERNAL;
 
 /* Bytes between two thread-cache bins (struct tbin, pinned below). */
 #define BIN_BYTES 16
@@ -124,13 +124,13 @@ extern struct size_class hl_classes[NCLASSES] HL_INTERNAL;
  * in one load, with no rounding, shift or scaling. Read before start-up
  * too (all zeros then: class 0, whose empty bin sends the request to the
  * slow path), hence relaxed atomics. */
-extern _Atomic uint16_t hl_bin_of[SMALL_MAX + 1] HL_INTERNAL;
+extern _Atomic uint16_t core_bin_of[SMALL_MAX + 1] CORE_INTERNAL;
 
 /* The arithmetic definition the table is filled from. */
 static inline unsigned size_to_class_slow(size_t size)
 {
     if (size <= 128)
-        return (unsigned)((size - (size != 0)) >> HL_ALIGN_SHIFT);
+        return (unsigned)((size - (size != 0)) >> CORE_ALIGN_SHIFT);
     unsigned e = 63u - (unsigned)__builtin_clzl(size - 1);
     unsigned m = (unsigned)((size - 1) >> (e - 3)); /* 8..15 */
     return TINY_CLASSES + (e - 7) * CLASSES_PER_DOUBLING + (m - 8);
@@ -139,7 +139,7 @@ static inline unsigned size_to_class_slow(size_t size)
 /* size <= SMALL_MAX */
 static inline size_t size_to_bin_offset(size_t size)
 {
-    return atomic_load_explicit(&hl_bin_of[size], memory_order_relaxed);
+    return atomic_load_explicit(&core_bin_of[size], memory_order_relaxed);
 }
 
 /* size <= SMALL_MAX (the slow paths' form of the same table) */
@@ -150,8 +150,8 @@ static inline unsigned size_to_class(size_t size)
 
 /* Smallest class whose blocks can be `align`-aligned and hold `size`, or
  * NCLASSES when the small path cannot serve it. */
-unsigned class_for_aligned(size_t size, size_t align) HL_INTERNAL;
-void size_class_init(void) HL_INTERNAL;
+unsigned class_for_aligned(size_t size, size_t align) CORE_INTERNAL;
+void size_class_init(void) CORE_INTERNAL;
 
 /* ---- registry (registry.c) --------------------------------------------- */
 
@@ -163,26 +163,26 @@ enum seg_kind { KIND_NONE = 0, KIND_SMALL = 1, KIND_MEDIUM = 2, KIND_LARGE = 3, 
 #define ADDRESS_BITS 47
 #define REGISTRY_ENTRIES ((size_t)1 << (ADDRESS_BITS - SEG_SHIFT))
 
-extern _Atomic uint8_t hl_registry[REGISTRY_ENTRIES] HL_INTERNAL;
+extern _Atomic uint8_t core_registry[REGISTRY_ENTRIES] CORE_INTERNAL;
 
 /* the fast free's test: one bounds check and one byte compare */
 static inline bool registry_is_small(uintptr_t a)
 {
     size_t i = a >> SEG_SHIFT;
-    return HL_LIKELY(i < REGISTRY_ENTRIES) && atomic_load_explicit(&hl_registry[i], memory_order_relaxed) == KIND_SMALL;
+    return CORE_LIKELY(i < REGISTRY_ENTRIES) && atomic_load_explicit(&core_registry[i], memory_order_relaxed) == KIND_SMALL;
 }
 
 static inline enum seg_kind registry_kind(uintptr_t a)
 {
-    if (HL_UNLIKELY(a >> ADDRESS_BITS))
+    if (CORE_UNLIKELY(a >> ADDRESS_BITS))
         return KIND_NONE;
-    return (enum seg_kind)atomic_load_explicit(&hl_registry[a >> SEG_SHIFT], memory_order_relaxed);
+    return (enum seg_kind)atomic_load_explicit(&core_registry[a >> SEG_SHIFT], memory_order_relaxed);
 }
 static inline bool kind_is_large(enum seg_kind kind)
 {
     return kind == KIND_LARGE || kind == KIND_LARGE_ALIGNED;
 }
-void registry_set(void *seg, enum seg_kind kind) HL_INTERNAL;
+void registry_set(void *seg, enum seg_kind kind) CORE_INTERNAL;
 
 /* ---- small segments (segment.c) ---------------------------------------- */
 
@@ -213,7 +213,7 @@ _Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a s
 #define SMALL_SEG_MAGIC 0x68656170736d616cULL /* "heapsmal" */
 /* Bytes of bitmap and of slot array reserved per 64 KiB page: the smallest
  * class (16 B) has PAGE_SIZE/16 blocks per page. */
-#define MAX_BLOCKS_PER_PAGE (PAGE_SIZE / HL_ALIGN)
+#define MAX_BLOCKS_PER_PAGE (PAGE_SIZE / CORE_ALIGN)
 #define BITMAP_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE / 8)
 #define SLACK_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE * sizeof(uint16_t))
 /* Slack arrays of consecutive pages are one cache line further apart than
@@ -288,22 +288,22 @@ static inline unsigned span_head_of(uintptr_t a, const struct size_class *c)
 
 /* Takes a span of class `cls` (all pages untouched); NULL when out of memory.
  * The caller sets its heap. */
-struct span *segment_span_alloc(unsigned cls) HL_INTERNAL;
+struct span *segment_span_alloc(unsigned cls) CORE_INTERNAL;
 /* Returns an all-free, fully purged span to its segment. */
-void segment_span_release(struct span *s) HL_INTERNAL;
-struct small_seg *segment_of_span(struct span *s) HL_INTERNAL;
-unsigned span_head_index(struct span *s) HL_INTERNAL;
+void segment_span_release(struct span *s) CORE_INTERNAL;
+struct small_seg *segment_of_span(struct span *s) CORE_INTERNAL;
+unsigned span_head_index(struct span *s) CORE_INTERNAL;
 /* Unmaps empty segments (keeping `keep` of them); returns bytes unmapped. */
-size_t segment_release_empty(unsigned keep) HL_INTERNAL;
+size_t segment_release_empty(unsigned keep) CORE_INTERNAL;
 
 /* Segment pool state, guarded by pool_lock. */
 struct segment_pool {
-    hl_mutex lock;
+    core_mutex lock;
     struct small_seg *head;
     size_t segments;
     size_t free_page_count;
 };
-extern struct segment_pool hl_pool HL_INTERNAL;
+extern struct segment_pool core_pool CORE_INTERNAL;
 
 /* ---- small classes, central state (small.c) ---------------------------- */
 
@@ -317,25 +317,25 @@ extern struct segment_pool hl_pool HL_INTERNAL;
 #define SMALL_HEAPS THREAD_ARENAS
 
 /* Class locks are striped per heap: class c of heap h uses
- * hl_class_locks[h][c % CLASS_LOCKS]. No path ever holds two of them, and
+ * core_class_locks[h][c % CLASS_LOCKS]. No path ever holds two of them, and
  * fork and stats can take them all (ThreadSanitizer tracks at most 64 held
  * locks). Each lock has its own cache line. A heap's lock is shared only by
  * the threads of that heap and by decay passes (which only try it). */
 #define CLASS_LOCKS 2
 struct class_lock_line {
-    _Alignas(64) hl_mutex m;
+    _Alignas(64) core_mutex m;
     /* page_free bytes of the classes this lock guards, for the decay budget
      * (lane_note; read by any thread) */
     _Atomic size_t free_resident;
 };
-extern struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS] HL_INTERNAL;
-static inline hl_mutex *class_lock(unsigned heap, unsigned cls)
+extern struct class_lock_line core_class_locks[SMALL_HEAPS][CLASS_LOCKS] CORE_INTERNAL;
+static inline core_mutex *class_lock(unsigned heap, unsigned cls)
 {
-    return &hl_class_locks[heap][cls % CLASS_LOCKS].m;
+    return &core_class_locks[heap][cls % CLASS_LOCKS].m;
 }
 static inline _Atomic size_t *class_lane(unsigned heap, unsigned cls)
 {
-    return &hl_class_locks[heap][cls % CLASS_LOCKS].free_resident;
+    return &core_class_locks[heap][cls % CLASS_LOCKS].free_resident;
 }
 
 /* Per-(heap, class) shared state, guarded by class_lock(heap, class).
@@ -373,15 +373,15 @@ struct class_central {
     size_t out_bytes;
     size_t purged_bytes;
 };
-extern struct class_central hl_central[SMALL_HEAPS][NCLASSES] HL_INTERNAL;
+extern struct class_central core_central[SMALL_HEAPS][NCLASSES] CORE_INTERNAL;
 /* bit c of row h set: class c of heap h may have dirty spans or stored
  * blocks (a hint for the decay tick) */
 struct dirty_mask {
     _Alignas(64) _Atomic uint64_t bits[2];
 };
-extern struct dirty_mask hl_dirty_classes[SMALL_HEAPS] HL_INTERNAL;
+extern struct dirty_mask core_dirty_classes[SMALL_HEAPS] CORE_INTERNAL;
 /* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
-extern _Atomic uint64_t hl_clock_ms HL_INTERNAL;
+extern _Atomic uint64_t core_clock_ms CORE_INTERNAL;
 
 /* A free block held by a thread cache or a store, with its slot (found
  * when it was freed or carved, so malloc does not recompute it). Caches and
@@ -396,17 +396,17 @@ struct tentry {
 
 /* Fills out[0..n) with up to `want` free blocks of class `cls` from heap
  * `heap`, the one to hand out first last; returns n (0 on out of memory). */
-unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out) HL_INTERNAL;
+unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out) CORE_INTERNAL;
 /* Returns the `n` free blocks of class `cls` in e[0..n) (blocks of any
  * heap) to the heap of the first block (to `heap` when n is small). */
-void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n) HL_INTERNAL;
+void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n) CORE_INTERNAL;
 /* Purges spans of `cls` in `heap` dirty for longer than `age_ms` (0: all),
  * oldest first, until *excess bytes went back (no limit when excess is NULL;
  * *excess is decreased by what was purged); trylock when `try`. Returns
  * bytes purged. */
-size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
+size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
 /* Empties the store of `cls` in `heap` into its blocks' spans' bitmaps. */
-void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
+void central_drain(unsigned heap, unsigned cls) CORE_INTERNAL;
 /* In a fork child, after tcache_after_fork_child (every lock held, the
  * forking thread the only one): blocks another thread was moving at the
  * instant of the fork (popped from its bin and not yet marked live, taken
@@ -418,7 +418,7 @@ void central_drain(unsigned heap, unsigned cls) HL_INTERNAL;
  * class's out_bytes and the live request bytes are set to what the spans
  * say. Reads each span's slot array: proportional to the small heap's
  * metadata, not its blocks. */
-void central_recount_after_fork(void) HL_INTERNAL;
+void central_recount_after_fork(void) CORE_INTERNAL;
 
 /* ---- thread caches (tcache.c) ------------------------------------------ */
 
@@ -493,22 +493,22 @@ struct tcache {
     /* OWNER_STORE / SHARED_READ: */
     size_t small_requested;         /* requests malloc'd - freed by this thread, mod 2^64 */
     size_t allocs;                  /* small allocations (frees are derived in stats.c) */
-    size_t peak_reported;           /* part of small_requested already in hl_live_approx */
-    intptr_t live_pending;          /* medium and large live bytes not yet in hl_live_approx (owner only) */
+    size_t peak_reported;           /* part of small_requested already in core_os.live_approx */
+    intptr_t live_pending;          /* medium and large live bytes not yet in core_os.live_approx (owner only) */
     uint32_t slow_events;
     uint8_t state;
     uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
-    struct tcache *next, *prev;     /* thread list, under hl_threads.lock */
+    struct tcache *next, *prev;     /* thread list, under core_threads.lock */
 };
 
-extern __thread struct tcache hl_tc __attribute__((tls_model("initial-exec"))) HL_INTERNAL;
+extern __thread struct tcache core_tc __attribute__((tls_model("initial-exec"))) CORE_INTERNAL;
 
 /* The calling thread's cache, computed once into a register: without the
  * empty asm the compiler re-derives it from the thread pointer for every
  * field it touches. */
 static inline struct tcache *tcache_self(void)
 {
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     __asm__("" : "+r"(tc));
     return tc;
 }
@@ -528,68 +528,68 @@ struct thread_list {
      * as cached (central_recount_after_fork) */
     size_t orphaned[NCLASSES];
 };
-extern struct thread_list hl_threads HL_INTERNAL;
-extern _Atomic int hl_tcache_on HL_INTERNAL;
+extern struct thread_list core_threads CORE_INTERNAL;
+extern _Atomic int core_tcache_on CORE_INTERNAL;
 
-void *small_malloc_slow(size_t size, unsigned cls) HL_INTERNAL;
+void *small_malloc_slow(size_t size, unsigned cls) CORE_INTERNAL;
 /* `slot` (already 0) held `request + 1`; the bin was full, or caching off */
-void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request) HL_INTERNAL;
-void tcache_flush_all(struct tcache *tc) HL_INTERNAL;
+void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request) CORE_INTERNAL;
+void tcache_flush_all(struct tcache *tc) CORE_INTERNAL;
 /* A live block's request changed from `before` to `now` bytes (realloc in place). */
-void count_request_change(size_t now, size_t before) HL_INTERNAL;
-/* In a fork child, with hl_threads.lock held: drops every other thread's
+void count_request_change(size_t now, size_t before) CORE_INTERNAL;
+/* In a fork child, with core_threads.lock held: drops every other thread's
  * cache from the thread list (glibc may reuse those threads' TLS for new
- * threads, zeroing it) and folds its counters into hl_threads. */
-void tcache_after_fork_child(void) HL_INTERNAL;
+ * threads, zeroing it) and folds its counters into core_threads. */
+void tcache_after_fork_child(void) CORE_INTERNAL;
 /* At start-up, after the size classes: the exit key and the bins' layout. */
-void tcache_init(void) HL_INTERNAL;
+void tcache_init(void) CORE_INTERNAL;
 /* A medium or large block changed live by `delta` bytes. The thread
  * gathers such changes and feeds the peak-live sampler once they reach
  * LIVE_REPORT_BYTES either way (and at thread exit), so a medium malloc or
  * free does not pay a locked instruction for a statistic. */
 #define LIVE_REPORT_BYTES ((intptr_t)1 << 20)
-void tcache_note_live(intptr_t delta) HL_INTERNAL;
-/* brings the calling thread's cache in line with hl_tcache_on now */
-void tcache_apply_mode(void) HL_INTERNAL;
+void tcache_note_live(intptr_t delta) CORE_INTERNAL;
+/* brings the calling thread's cache in line with core_tcache_on now */
+void tcache_apply_mode(void) CORE_INTERNAL;
 
 /* ---- medium arenas (medium.c) ------------------------------------------ */
 
 #define MEDIUM_ARENAS 4
-void *medium_malloc(size_t size) HL_INTERNAL;
-void medium_free(void *p) HL_INTERNAL;
-size_t medium_usable(void *p, const char *what) HL_INTERNAL;
+void *medium_malloc(size_t size) CORE_INTERNAL;
+void medium_free(void *p) CORE_INTERNAL;
+size_t medium_usable(void *p, const char *what) CORE_INTERNAL;
 /* Validates p as a live medium block; aborts naming `what` (the function
  * called, "free(): invalid pointer") otherwise. */
-void medium_validate(void *p, const char *what) HL_INTERNAL;
+void medium_validate(void *p, const char *what) CORE_INTERNAL;
 /* Resizes in place when possible; returns 0 on success. */
-int medium_resize_inplace(void *p, size_t size) HL_INTERNAL;
+int medium_resize_inplace(void *p, size_t size) CORE_INTERNAL;
 /* as central_purge, for the free blocks of every arena */
-size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) HL_INTERNAL;
-void medium_lock_all(void) HL_INTERNAL;
-void medium_unlock_all(void) HL_INTERNAL;
-void medium_stats(hl_stats_t *s) HL_INTERNAL;
+size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
+void medium_lock_all(void) CORE_INTERNAL;
+void medium_unlock_all(void) CORE_INTERNAL;
+void medium_stats(hl_stats_t *s) CORE_INTERNAL;
 /* the medium arenas' lanes of free resident bytes, summed */
-size_t medium_free_resident(void) HL_INTERNAL;
-int medium_check(void) HL_INTERNAL;
+size_t medium_free_resident(void) CORE_INTERNAL;
+int medium_check(void) CORE_INTERNAL;
 
 /* ---- large mappings (large.c) ------------------------------------------ */
 
 /* zero: the block must read as zeros (calloc) */
-void *large_malloc(size_t size, size_t align, bool zero) HL_INTERNAL;
-void large_free(void *p) HL_INTERNAL;
+void *large_malloc(size_t size, size_t align, bool zero) CORE_INTERNAL;
+void large_free(void *p) CORE_INTERNAL;
 /* `what` names the called function in the message when p is not a live
  * large block */
-size_t large_usable(void *p, const char *what) HL_INTERNAL;
-void large_validate(void *p, const char *what) HL_INTERNAL;
+size_t large_usable(void *p, const char *what) CORE_INTERNAL;
+void large_validate(void *p, const char *what) CORE_INTERNAL;
 /* Realloc of a large block (validated) to a size that stays large; NULL
  * when it cannot be done in place or by moving pages (the block is then
  * untouched, and the caller copies). */
-void *large_realloc(void *p, size_t size) HL_INTERNAL;
-size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) HL_INTERNAL;
-void large_lock(void) HL_INTERNAL;
-void large_unlock(void) HL_INTERNAL;
-void large_stats(hl_stats_t *s) HL_INTERNAL;
-int large_check(void) HL_INTERNAL;
+void *large_realloc(void *p, size_t size) CORE_INTERNAL;
+size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) CORE_INTERNAL;
+void large_lock(void) CORE_INTERNAL;
+void large_unlock(void) CORE_INTERNAL;
+void large_stats(hl_stats_t *s) CORE_INTERNAL;
+int large_check(void) CORE_INTERNAL;
 
 /* ---- decay (decay.c) --------------------------------------------------- */
 
@@ -609,11 +609,11 @@ int large_check(void) HL_INTERNAL;
 /* Called from slow paths; every DECAY_EVENTS calls reads the clock, purges
  * the excess over the budget and, at most once per DECAY_MS process-wide,
  * what is old enough. */
-void decay_tick(uint32_t *events) HL_INTERNAL;
+void decay_tick(uint32_t *events) CORE_INTERNAL;
 /* Purges everything free now (hl_trim); returns bytes released. */
-size_t decay_purge_all(void) HL_INTERNAL;
+size_t decay_purge_all(void) CORE_INTERNAL;
 /* In a fork child: forgets a purge another thread of the parent was doing. */
-void decay_after_fork_child(void) HL_INTERNAL;
+void decay_after_fork_child(void) CORE_INTERNAL;
 
 /* ---- global counters (stats.c) ----------------------------------------- */
 
@@ -624,8 +624,8 @@ struct os_counters {
     /* mapped for thread-cache regions and stores (metadata) */
     _Atomic size_t cache_meta_bytes;
 };
-extern struct os_counters hl_os HL_INTERNAL;
-void stats_note_live(intptr_t delta) HL_INTERNAL;
+extern struct os_counters core_os CORE_INTERNAL;
+void stats_note_live(intptr_t delta) CORE_INTERNAL;
 
 /* Free resident bytes (page_free + medium_free) are counted for the decay
  * budget in lanes: one per class lock and one per medium arena, each
@@ -641,45 +641,45 @@ static inline void lane_note(_Atomic size_t *lane, size_t before, size_t after)
                               memory_order_relaxed);
 }
 /* the sum over every lane */
-size_t stats_free_resident(void) HL_INTERNAL;
+size_t stats_free_resident(void) CORE_INTERNAL;
 
 /* ---- start-up, fork, locks (init.c) ------------------------------------ */
 
-extern _Atomic int hl_initialized HL_INTERNAL;
-void hl_init_slow(void) HL_INTERNAL;
-static inline void hl_ensure_init(void)
+extern _Atomic int core_initialized CORE_INTERNAL;
+void core_init_slow(void) CORE_INTERNAL;
+static inline void core_ensure_init(void)
 {
-    if (HL_UNLIKELY(!atomic_load_explicit(&hl_initialized, memory_order_acquire)))
-        hl_init_slow();
+    if (CORE_UNLIKELY(!atomic_load_explicit(&core_initialized, memory_order_acquire)))
+        core_init_slow();
 }
 /* Takes every class lock (stripe), the pool, the arenas and the large lock, in that
  * order (the one lock order of the core; the fork handlers wrap it in
- * init_lock first and hl_threads.lock last). */
-void hl_lock_all(void) HL_INTERNAL;
-void hl_unlock_all(void) HL_INTERNAL;
+ * init_lock first and core_threads.lock last). */
+void core_lock_all(void) CORE_INTERNAL;
+void core_unlock_all(void) CORE_INTERNAL;
 
 /* ---- failure (fail.c) -------------------------------------------------- */
 
 /* Writes "heaplab: <what> <pointer>" with write(2) and aborts; no allocation. */
-_Noreturn void hl_fail_pointer(const char *what, const void *p) HL_INTERNAL;
-_Noreturn void hl_fail(const char *msg) HL_INTERNAL;
+_Noreturn void core_fail_pointer(const char *what, const void *p) CORE_INTERNAL;
+_Noreturn void core_fail(const char *msg) CORE_INTERNAL;
 /* Writes one line for hl_check: "heaplab check: <msg> <value>". */
-void hl_report(const char *msg, uintptr_t value) HL_INTERNAL;
+void core_report(const char *msg, uintptr_t value) CORE_INTERNAL;
 
 /* what a pointer heaplab did not hand out live is called, per function */
-#define HL_INVALID_FREE "free(): invalid pointer"
-#define HL_INVALID_REALLOC "realloc(): invalid pointer"
-#define HL_INVALID_USABLE "malloc_usable_size(): invalid pointer"
+#define CORE_INVALID_FREE "free(): invalid pointer"
+#define CORE_INVALID_REALLOC "realloc(): invalid pointer"
+#define CORE_INVALID_USABLE "malloc_usable_size(): invalid pointer"
 
 /* ---- validators (check.c), run on every operation when HEAPLAB_DEBUG ---- */
 
 /* 1 when the span's bitmap, free count and purged mask agree (class lock held) */
-int span_is_valid(struct span *s) HL_INTERNAL;
+int span_is_valid(struct span *s) CORE_INTERNAL;
 /* aborts with `what` when `ok` is 0: the debug-level assertion */
-static inline void hl_assert(int ok, const char *what)
+static inline void core_assert(int ok, const char *what)
 {
-    if (HL_UNLIKELY(!ok))
-        hl_fail(what);
+    if (CORE_UNLIKELY(!ok))
+        core_fail(what);
 }
 
 

@@ -52,12 +52,12 @@ _Static_assert(sizeof(struct large_hdr) <= LARGE_HDR_BYTES, "large header fits")
  * live_offset == sum of offsets, live_request == sum of requests,
  * cache_bytes == sum of map_size over cached mappings. */
 static struct {
-    hl_mutex lock;
+    core_mutex lock;
     struct large_hdr *live, *cache;
     size_t live_count, live_map, live_offset, live_request;
     size_t cache_count, cache_bytes;
     size_t allocs, frees;
-} L = {.lock = HL_MUTEX_INIT};
+} L = {.lock = CORE_MUTEX_INIT};
 
 static void list_push(struct large_hdr **head, struct large_hdr *h)
 {
@@ -88,7 +88,7 @@ static void unmap_mapping(struct large_hdr *h)
 {
     registry_set(registry_key(h), KIND_NONE);
     os_unmap(h, h->map_size);
-    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.unmap_count, 1, memory_order_relaxed);
 }
 
 static struct large_hdr *cache_take(size_t need)
@@ -142,8 +142,8 @@ static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
         os_unmap(dst, need);
         return NULL;
     }
-    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.unmap_count, 1, memory_order_relaxed);
     struct large_hdr *moved = dst;
     moved->map_size = need;
     registry_set(moved, KIND_LARGE);
@@ -181,16 +181,16 @@ static void *chunk_aligned_malloc(size_t size, size_t align)
         errno = ENOMEM;
         return NULL;
     }
-    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
     h->map_size = need;
     h->chunk_aligned = 1;
     registry_set(registry_key(h), KIND_LARGE_ALIGNED);
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     live_insert(h, OS_PAGE, size);
     L.allocs++;
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     tcache_note_live((intptr_t)size);
-    decay_tick(&hl_tc.slow_events);
+    decay_tick(&core_tc.slow_events);
     return (char *)h + OS_PAGE;
 }
 
@@ -205,10 +205,10 @@ void *large_malloc(size_t size, size_t align, bool zero)
     if (align > LARGE_ALIGN_IN_CHUNK)
         return chunk_aligned_malloc(size, align);
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     struct large_hdr *h = cache_take(need);
     struct large_hdr *smaller = h ? NULL : cache_take_smaller(need);
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     bool fresh = false;
     if (smaller) {
         /* its resident pages are reused; only the growth is new */
@@ -222,20 +222,20 @@ void *large_malloc(size_t size, size_t align, bool zero)
             errno = ENOMEM;
             return NULL;
         }
-        atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
         h->map_size = need;
         registry_set(h, KIND_LARGE);
         fresh = true;
     }
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     live_insert(h, offset, size);
     L.allocs++;
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     void *p = (char *)h + offset;
     if (zero && !fresh)
         memset(p, 0, size);
     tcache_note_live((intptr_t)size);
-    decay_tick(&hl_tc.slow_events);
+    decay_tick(&core_tc.slow_events);
     return p;
 }
 
@@ -247,15 +247,15 @@ static struct large_hdr *valid_header(void *p, const char *what)
     struct large_hdr *h;
     if (registry_kind(a) == KIND_LARGE_ALIGNED) {
         if (a & SEG_MASK)
-            hl_fail_pointer(what, p);
+            core_fail_pointer(what, p);
         h = (struct large_hdr *)(a - OS_PAGE);
     } else {
-        if ((a & (HL_ALIGN - 1)) || (a & SEG_MASK) < LARGE_HDR_BYTES)
-            hl_fail_pointer(what, p);
+        if ((a & (CORE_ALIGN - 1)) || (a & SEG_MASK) < LARGE_HDR_BYTES)
+            core_fail_pointer(what, p);
         h = (struct large_hdr *)(a & ~(uintptr_t)SEG_MASK);
     }
     if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || (char *)h + h->offset != (char *)p)
-        hl_fail_pointer(what, p);
+        core_fail_pointer(what, p);
     return h;
 }
 
@@ -272,10 +272,10 @@ size_t large_usable(void *p, const char *what)
 
 void large_free(void *p)
 {
-    struct large_hdr *h = valid_header(p, HL_INVALID_FREE);
+    struct large_hdr *h = valid_header(p, CORE_INVALID_FREE);
     struct large_hdr *evict = NULL;
     uint64_t now = os_now_ms();
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     size_t request = h->request;
     live_remove(h);
     L.frees++;
@@ -298,25 +298,25 @@ void large_free(void *p)
             evict = old;
         }
     }
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     if (evict)
         unmap_mapping(evict);
     tcache_note_live(-(intptr_t)request);
-    decay_tick(&hl_tc.slow_events);
+    decay_tick(&core_tc.slow_events);
 }
 
 void *large_realloc(void *p, size_t size)
 {
-    struct large_hdr *h = valid_header(p, HL_INVALID_REALLOC);
+    struct large_hdr *h = valid_header(p, CORE_INVALID_REALLOC);
     size_t offset = h->offset;
     /* (a chunk-aligned block's mapping cannot follow it to a new chunk) */
     if (size > PTRDIFF_MAX - offset - OS_PAGE || h->chunk_aligned)
         return NULL;
     size_t need = (offset + size + OS_PAGE - 1) & ~(OS_PAGE - 1);
     size_t old_request = h->request;
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     live_remove(h);
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     struct large_hdr *result = h;
     size_t old_map = h->map_size;
     if (need <= old_map) {
@@ -326,12 +326,12 @@ void *large_realloc(void *p, size_t size)
     } else {
         result = grow_mapping(h, need);
     }
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
     if (result)
         live_insert(result, offset, size);
     else
         live_insert(h, offset, old_request);
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     if (!result)
         return NULL;
     tcache_note_live((intptr_t)(size - old_request));
@@ -343,10 +343,10 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
     struct large_hdr *victims = NULL;
     size_t released = 0;
     if (try) {
-        if (!hl_mutex_trylock(&L.lock))
+        if (!core_mutex_trylock(&L.lock))
             return 0;
     } else {
-        hl_mutex_lock(&L.lock);
+        core_mutex_lock(&L.lock);
     }
     struct large_hdr *h = L.cache;
     while (h) {
@@ -360,7 +360,7 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
         }
         h = next;
     }
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
     while (victims) {
         struct large_hdr *next = victims->next;
         released += victims->map_size;
@@ -372,12 +372,12 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
 
 void large_lock(void)
 {
-    hl_mutex_lock(&L.lock);
+    core_mutex_lock(&L.lock);
 }
 
 void large_unlock(void)
 {
-    hl_mutex_unlock(&L.lock);
+    core_mutex_unlock(&L.lock);
 }
 
 void large_stats(hl_stats_t *s)
@@ -403,12 +403,12 @@ int large_check(void)
         enum seg_kind kind = h->chunk_aligned ? KIND_LARGE_ALIGNED : KIND_LARGE;
         if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || h->offset + h->request > h->map_size ||
             registry_kind((uintptr_t)registry_key(h)) != kind) {
-            hl_report("large block header or registry entry broken", (uintptr_t)h);
+            core_report("large block header or registry entry broken", (uintptr_t)h);
             bad++;
         }
     }
     if (n != L.live_count || map != L.live_map || off != L.live_offset || req != L.live_request) {
-        hl_report("large live counters disagree with the live list", n);
+        core_report("large live counters disagree with the live list", n);
         bad++;
     }
     size_t cn = 0, cb = 0;
@@ -416,12 +416,12 @@ int large_check(void)
         cn++;
         cb += h->map_size;
         if (h->state != LARGE_CACHED || h->chunk_aligned || registry_kind((uintptr_t)h) != KIND_LARGE) {
-            hl_report("cached large mapping in a wrong state", (uintptr_t)h);
+            core_report("cached large mapping in a wrong state", (uintptr_t)h);
             bad++;
         }
     }
     if (cn != L.cache_count || cb != L.cache_bytes || cn > LARGE_CACHE_ENTRIES) {
-        hl_report("large cache counters disagree with the cache list", cn);
+        core_report("large cache counters disagree with the cache list", cn);
         bad++;
     }
     return bad;

@@ -1,4 +1,4 @@
-/* heaplab core: the contended side of hl_mutex (lock.h). */
+/* heaplab core: the contended side of core_mutex (lock.h). */
 #include "lock.h"
 
 #include <errno.h>
@@ -17,10 +17,10 @@ static void cpu_relax(void)
 #endif
 }
 
-void hl_mutex_lock_slow(hl_mutex *m)
+void core_mutex_lock_slow(core_mutex *m)
 {
     for (int i = 0; i < SPINS; i++) {
-        if (atomic_load_explicit(&m->state, memory_order_relaxed) == HL_MUTEX_FREE && hl_mutex_trylock(m))
+        if (atomic_load_explicit(&m->state, memory_order_relaxed) == CORE_MUTEX_FREE && core_mutex_trylock(m))
             return;
         cpu_relax();
     }
@@ -30,12 +30,12 @@ void hl_mutex_lock_slow(hl_mutex *m)
     /* a wait that finds the word changed fails with EAGAIN: the program's
      * errno must not see it */
     int saved = errno;
-    while (atomic_exchange_explicit(&m->state, HL_MUTEX_CONTENDED, memory_order_acquire) != HL_MUTEX_FREE)
-        syscall(SYS_futex, &m->state, FUTEX_WAIT_PRIVATE, HL_MUTEX_CONTENDED, NULL, NULL, 0);
+    while (atomic_exchange_explicit(&m->state, CORE_MUTEX_CONTENDED, memory_order_acquire) != CORE_MUTEX_FREE)
+        syscall(SYS_futex, &m->state, FUTEX_WAIT_PRIVATE, CORE_MUTEX_CONTENDED, NULL, NULL, 0);
     errno = saved;
 }
 
-void hl_mutex_wake(hl_mutex *m)
+void core_mutex_wake(core_mutex *m)
 {
     int saved = errno;
     syscall(SYS_futex, &m->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);

@@ -15,37 +15,37 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct hl_mutex {
+typedef struct core_mutex {
     _Atomic uint32_t state;
-} hl_mutex;
+} core_mutex;
 
 /* zero is a free lock, so static storage needs no initialiser */
-#define HL_MUTEX_INIT {0}
+#define CORE_MUTEX_INIT {0}
 
-enum { HL_MUTEX_FREE = 0, HL_MUTEX_HELD = 1, HL_MUTEX_CONTENDED = 2 };
+enum { CORE_MUTEX_FREE = 0, CORE_MUTEX_HELD = 1, CORE_MUTEX_CONTENDED = 2 };
 
-void hl_mutex_lock_slow(hl_mutex *m) __attribute__((visibility("hidden")));
-void hl_mutex_wake(hl_mutex *m) __attribute__((visibility("hidden")));
+void core_mutex_lock_slow(core_mutex *m) __attribute__((visibility("hidden")));
+void core_mutex_wake(core_mutex *m) __attribute__((visibility("hidden")));
 
-static inline bool hl_mutex_trylock(hl_mutex *m)
+static inline bool core_mutex_trylock(core_mutex *m)
 {
-    uint32_t expected = HL_MUTEX_FREE;
-    return atomic_compare_exchange_strong_explicit(&m->state, &expected, HL_MUTEX_HELD, memory_order_acquire,
+    uint32_t expected = CORE_MUTEX_FREE;
+    return atomic_compare_exchange_strong_explicit(&m->state, &expected, CORE_MUTEX_HELD, memory_order_acquire,
                                                    memory_order_relaxed);
 }
 
-static inline void hl_mutex_lock(hl_mutex *m)
+static inline void core_mutex_lock(core_mutex *m)
 {
-    if (__builtin_expect(!hl_mutex_trylock(m), 0))
-        hl_mutex_lock_slow(m);
+    if (__builtin_expect(!core_mutex_trylock(m), 0))
+        core_mutex_lock_slow(m);
 }
 
-static inline void hl_mutex_unlock(hl_mutex *m)
+static inline void core_mutex_unlock(core_mutex *m)
 {
-    if (__builtin_expect(atomic_exchange_explicit(&m->state, HL_MUTEX_FREE, memory_order_release) ==
-                             HL_MUTEX_CONTENDED,
+    if (__builtin_expect(atomic_exchange_explicit(&m->state, CORE_MUTEX_FREE, memory_order_release) ==
+                             CORE_MUTEX_CONTENDED,
                          0))
-        hl_mutex_wake(m);
+        core_mutex_wake(m);
 }
 
 #endif

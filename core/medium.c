@@ -34,7 +34,7 @@ struct mblock {
     uintptr_t check;
 };
 #define TAG_BYTES sizeof(struct mblock)
-_Static_assert(TAG_BYTES % HL_ALIGN == 0, "user data stays 16-byte aligned");
+_Static_assert(TAG_BYTES % CORE_ALIGN == 0, "user data stays 16-byte aligned");
 
 /* A free block: tag, then its list links (kept in its first bytes, which are
  * never purged). */
@@ -46,7 +46,7 @@ struct mfree {
     uint32_t bin;
     uint32_t in_dirty;
 };
-#define MIN_FREE_BYTES ((sizeof(struct mfree) + HL_ALIGN - 1) & ~(HL_ALIGN - 1))
+#define MIN_FREE_BYTES ((sizeof(struct mfree) + CORE_ALIGN - 1) & ~(CORE_ALIGN - 1))
 /* Splitting leaves a free remainder only when it is at least this big. */
 #define MIN_SPLIT_BYTES ((size_t)256)
 _Static_assert(MIN_SPLIT_BYTES >= MIN_FREE_BYTES, "a split remainder holds its links");
@@ -80,7 +80,7 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 #define REUSE_SLACK 8
 /* a medium block's size (a request up to MEDIUM_MAX, its tag, a remainder
  * too small to split off) fits the cache's 32-bit size field */
-_Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + HL_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
+_Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + CORE_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
 
 struct reuse_cache {
     struct mblock *blocks[NBINS][REUSE_PER_BIN];
@@ -99,7 +99,7 @@ struct reuse_cache {
  *   live_request == sum of their requests
  *   reuse.bytes  == sum of the sizes of cached blocks */
 struct arena {
-    hl_mutex lock;
+    core_mutex lock;
     struct mfree *bins[NBINS];
     uint64_t nonempty[(NBINS + 63) / 64];
     struct mfree *dirty, *dirty_tail;
@@ -117,7 +117,7 @@ static size_t free_resident(const struct arena *ar)
 }
 
 static struct arena arenas[MEDIUM_ARENAS] = {
-    [0 ... MEDIUM_ARENAS - 1] = {.lock = HL_MUTEX_INIT},
+    [0 ... MEDIUM_ARENAS - 1] = {.lock = CORE_MUTEX_INIT},
 };
 
 static size_t block_size(const struct mblock *b)
@@ -257,7 +257,7 @@ static size_t purge_block(struct arena *ar, struct mfree *f, bool fresh)
         if ((already || a + OS_PAGE >= hi) && run) {
             uintptr_t end = already ? a : a + OS_PAGE;
             if (!fresh && os_purge((void *)run, end - run) == 0)
-                atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
+                atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
             run = 0;
         }
     }
@@ -280,7 +280,7 @@ static struct mfree *segment_new(struct arena *ar, unsigned index)
     struct medium_seg *seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-medium");
     if (!seg)
         return NULL;
-    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
     seg->magic = MEDIUM_SEG_MAGIC;
     seg->arena = index;
     seg->prev = NULL;
@@ -316,7 +316,7 @@ static void segment_unmap(struct arena *ar, struct medium_seg *seg)
     ar->segments--;
     registry_set(seg, KIND_NONE);
     os_unmap(seg, SEG_SIZE);
-    atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.unmap_count, 1, memory_order_relaxed);
 }
 
 /* ---- freeing ------------------------------------------------------------- */
@@ -361,7 +361,7 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
     bin_insert(ar, f);
     dirty_push(ar, f, now);
 #if HEAPLAB_DEBUG
-    hl_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
+    core_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
 #endif
 }
 
@@ -499,29 +499,29 @@ static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size
     b->size_flags = size | MB_USED;
     count_taken(ar, b, request);
 #if HEAPLAB_DEBUG
-    hl_assert(block_is_valid(b), "medium tags inconsistent after a split");
+    core_assert(block_is_valid(b), "medium tags inconsistent after a split");
 #endif
     return b;
 }
 
 static struct arena *lock_some_arena(unsigned *index)
 {
-    unsigned home = hl_tc.arena % MEDIUM_ARENAS;
+    unsigned home = core_tc.arena % MEDIUM_ARENAS;
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         unsigned k = (home + i) % MEDIUM_ARENAS;
-        if (hl_mutex_trylock(&arenas[k].lock)) {
+        if (core_mutex_trylock(&arenas[k].lock)) {
             *index = k;
             return &arenas[k];
         }
     }
-    hl_mutex_lock(&arenas[home].lock);
+    core_mutex_lock(&arenas[home].lock);
     *index = home;
     return &arenas[home];
 }
 
 void *medium_malloc(size_t size)
 {
-    size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
+    size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
     size_t before = free_resident(ar);
@@ -531,7 +531,7 @@ void *medium_malloc(size_t size)
         if (!f)
             f = segment_new(ar, index);
         if (!f) {
-            hl_mutex_unlock(&ar->lock);
+            core_mutex_unlock(&ar->lock);
             errno = ENOMEM;
             return NULL;
         }
@@ -539,9 +539,9 @@ void *medium_malloc(size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    hl_mutex_unlock(&ar->lock);
+    core_mutex_unlock(&ar->lock);
     tcache_note_live((intptr_t)size);
-    decay_tick(&hl_tc.slow_events);
+    decay_tick(&core_tc.slow_events);
     return (char *)b + TAG_BYTES;
 }
 
@@ -551,12 +551,12 @@ void medium_validate(void *p, const char *what)
 {
     uintptr_t a = (uintptr_t)p;
     size_t off = a & SEG_MASK;
-    if ((a & (HL_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
-        hl_fail_pointer(what, p);
+    if ((a & (CORE_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
+        core_fail_pointer(what, p);
     struct mblock *b = (struct mblock *)(a - TAG_BYTES);
     /* a block in the reuse cache is free, though its tag says used */
     if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b) || b->request == REUSE_MARK)
-        hl_fail_pointer(what, p);
+        core_fail_pointer(what, p);
 }
 
 size_t medium_usable(void *p, const char *what)
@@ -571,13 +571,13 @@ static bool tag_genuine(const struct mblock *t)
     return t->check == (MEDIUM_TAG_MAGIC ^ (uintptr_t)t);
 }
 
-static HL_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool in_realloc)
+static CORE_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool in_realloc)
 {
     static const char *const what[2][2] = {
         {"free(): corrupted boundary tag of block", "free(): corrupted boundary tag after block"},
         {"realloc(): corrupted boundary tag of block", "realloc(): corrupted boundary tag after block"},
     };
-    hl_fail_pointer(what[in_realloc][after], (char *)b + TAG_BYTES);
+    core_fail_pointer(what[in_realloc][after], (char *)b + TAG_BYTES);
 }
 
 /* Before free or realloc relies on the tags around live block b (arena
@@ -596,26 +596,26 @@ static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
     size_t off = at & SEG_MASK;
     size_t size = block_size(b);
     const struct mblock *next = (const struct mblock *)(at + size);
-    if (HL_UNLIKELY(size - 1 >= HEAP_END - off || !tag_genuine(next) || next->prev_size != size))
+    if (CORE_UNLIKELY(size - 1 >= HEAP_END - off || !tag_genuine(next) || next->prev_size != size))
         fail_tags(b, true, in_realloc);
     size_t below = b->prev_size;
     if (off == HEAP_START) {
-        if (HL_UNLIKELY(below != 0))
+        if (CORE_UNLIKELY(below != 0))
             fail_tags(b, false, in_realloc);
         return;
     }
     const struct mblock *prev = (const struct mblock *)(at - below);
-    if (HL_UNLIKELY(below - 1 >= off - HEAP_START || !tag_genuine(prev) || block_size(prev) != below))
+    if (CORE_UNLIKELY(below - 1 >= off - HEAP_START || !tag_genuine(prev) || block_size(prev) != below))
         fail_tags(b, false, in_realloc);
 }
 
 void medium_free(void *p)
 {
-    medium_validate(p, HL_INVALID_FREE);
+    medium_validate(p, CORE_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     struct arena *ar = &arenas[medium_seg_of(b)->arena];
-    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    hl_mutex_lock(&ar->lock);
+    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
+    core_mutex_lock(&ar->lock);
     check_neighbour_tags(b, false);
     size_t before = free_resident(ar);
     size_t request = b->request;
@@ -623,9 +623,9 @@ void medium_free(void *p)
         release_block(ar, b, now);
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    hl_mutex_unlock(&ar->lock);
+    core_mutex_unlock(&ar->lock);
     tcache_note_live(-(intptr_t)request);
-    decay_tick(&hl_tc.slow_events);
+    decay_tick(&core_tc.slow_events);
 }
 
 int medium_resize_inplace(void *p, size_t size)
@@ -633,9 +633,9 @@ int medium_resize_inplace(void *p, size_t size)
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     struct medium_seg *seg = medium_seg_of(b);
     struct arena *ar = &arenas[seg->arena];
-    size_t need = (size + TAG_BYTES + HL_ALIGN - 1) & ~(size_t)(HL_ALIGN - 1);
+    size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
     int rc = -1;
-    hl_mutex_lock(&ar->lock);
+    core_mutex_lock(&ar->lock);
     check_neighbour_tags(b, true);
     size_t before = free_resident(ar);
     size_t cur = block_size(b);
@@ -648,7 +648,7 @@ int medium_resize_inplace(void *p, size_t size)
             block_after(tail)->prev_size = cur - need;
             b->size_flags = need | MB_USED;
             ar->used_count++;
-            release_block(ar, tail, atomic_load_explicit(&hl_clock_ms, memory_order_relaxed));
+            release_block(ar, tail, atomic_load_explicit(&core_clock_ms, memory_order_relaxed));
             ar->frees--;
         }
         rc = 0;
@@ -673,7 +673,7 @@ int medium_resize_inplace(void *p, size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
-    hl_mutex_unlock(&ar->lock);
+    core_mutex_unlock(&ar->lock);
     if (rc == 0)
         tcache_note_live((intptr_t)(size - old_request));
     return rc;
@@ -693,10 +693,10 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         struct arena *ar = &arenas[i];
         if (try) {
-            if (!hl_mutex_trylock(&ar->lock))
+            if (!core_mutex_trylock(&ar->lock))
                 continue;
         } else {
-            hl_mutex_lock(&ar->lock);
+            core_mutex_lock(&ar->lock);
         }
         size_t before = free_resident(ar);
         reuse_drain(ar, now_ms, age_ms);
@@ -717,7 +717,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
         }
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
-        hl_mutex_unlock(&ar->lock);
+        core_mutex_unlock(&ar->lock);
     }
     return released;
 }
@@ -733,13 +733,13 @@ size_t medium_free_resident(void)
 void medium_lock_all(void)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
-        hl_mutex_lock(&arenas[i].lock);
+        core_mutex_lock(&arenas[i].lock);
 }
 
 void medium_unlock_all(void)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
-        hl_mutex_unlock(&arenas[i].lock);
+        core_mutex_unlock(&arenas[i].lock);
 }
 
 /* ---- accounting and checking (all arena locks held) ------------------------ */
@@ -764,7 +764,7 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
 {
     int bad = 0;
     if (seg->magic != MEDIUM_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_MEDIUM) {
-        hl_report("medium segment header or registry entry broken", (uintptr_t)seg);
+        core_report("medium segment header or registry entry broken", (uintptr_t)seg);
         return 1;
     }
     struct mblock *b = (struct mblock *)((char *)seg + HEAP_START);
@@ -773,13 +773,13 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
     bool prev_free = false;
     while (b < end) {
         size_t size = block_size(b);
-        if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || size < MIN_FREE_BYTES || size % HL_ALIGN ||
+        if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || size < MIN_FREE_BYTES || size % CORE_ALIGN ||
             (char *)b + size > (char *)end) {
-            hl_report("medium boundary tag corrupt", (uintptr_t)b);
+            core_report("medium boundary tag corrupt", (uintptr_t)b);
             return bad + 1;
         }
         if (b->prev_size != prev_size || !block_is_valid(b)) {
-            hl_report("medium footer (prev_size) disagrees with the block below", (uintptr_t)b);
+            core_report("medium footer (prev_size) disagrees with the block below", (uintptr_t)b);
             bad++;
         }
         if (block_used(b) && b->request == REUSE_MARK) {
@@ -793,7 +793,7 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
             (*used_n)++;
             *req += b->request;
             if (b->request + TAG_BYTES > size) {
-                hl_report("medium block smaller than its request", (uintptr_t)b);
+                core_report("medium block smaller than its request", (uintptr_t)b);
                 bad++;
             }
             prev_free = false;
@@ -802,11 +802,11 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
             *free_b += size;
             (*free_n)++;
             if (prev_free) {
-                hl_report("two adjacent free medium blocks", (uintptr_t)b);
+                core_report("two adjacent free medium blocks", (uintptr_t)b);
                 bad++;
             }
             if (f->bin != bin_of(size) || !(ar->nonempty[f->bin / 64] & ((uint64_t)1 << (f->bin % 64)))) {
-                hl_report("medium free block in the wrong bin, or bin bitmap clear", (uintptr_t)b);
+                core_report("medium free block in the wrong bin, or bin bitmap clear", (uintptr_t)b);
                 bad++;
             }
             prev_free = true;
@@ -818,7 +818,7 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
             if (!(seg->purged[j / 64] & ((uint64_t)1 << (j % 64))))
                 continue;
             if (block_used(b) || a < lo + MIN_FREE_BYTES || a + OS_PAGE > hi) {
-                hl_report("purged OS page overlaps a live block or free-block links", a);
+                core_report("purged OS page overlaps a live block or free-block links", a);
                 bad++;
                 break;
             }
@@ -827,7 +827,7 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
         b = (struct mblock *)((char *)b + size);
     }
     if (b != end || end->prev_size != prev_size || end->size_flags != (TAG_BYTES | MB_USED)) {
-        hl_report("medium sentinel broken", (uintptr_t)end);
+        core_report("medium sentinel broken", (uintptr_t)end);
         bad++;
     }
     for (size_t w = 0; w < SEG_OS_PAGES / 64; w++)
@@ -844,7 +844,7 @@ int medium_check(void)
         size_t cached_b = 0, cached_n = 0;
         for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
             if (seg->arena != i) {
-                hl_report("medium segment listed in the wrong arena", (uintptr_t)seg);
+                core_report("medium segment listed in the wrong arena", (uintptr_t)seg);
                 bad++;
             }
             bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n, &cached_b, &cached_n);
@@ -858,38 +858,38 @@ int medium_check(void)
                 listed_n++;
                 if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
                     ar->reuse.sizes[k][e] != block_size(b)) {
-                    hl_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
+                    core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                     bad++;
                 }
             }
         }
         if (listed_n != cached_n || listed_b != cached_b || listed_b != ar->reuse.bytes) {
-            hl_report("medium reuse cache disagrees with the blocks marked cached", listed_n);
+            core_report("medium reuse cache disagrees with the blocks marked cached", listed_n);
             bad++;
         }
         size_t binned = 0;
         for (unsigned bi = 0; bi < NBINS; bi++) {
             bool has = ar->nonempty[bi / 64] & ((uint64_t)1 << (bi % 64));
             if (has != (ar->bins[bi] != NULL)) {
-                hl_report("medium bin bitmap disagrees with bin", bi);
+                core_report("medium bin bitmap disagrees with bin", bi);
                 bad++;
             }
             for (struct mfree *f = ar->bins[bi]; f; f = f->next) {
                 binned++;
                 if (block_used(&f->tag) || f->bin != bi) {
-                    hl_report("medium bin holds a used or misfiled block", (uintptr_t)f);
+                    core_report("medium bin holds a used or misfiled block", (uintptr_t)f);
                     bad++;
                     break;
                 }
             }
         }
         if (binned != free_n) {
-            hl_report("medium free blocks not all in bins", binned);
+            core_report("medium free blocks not all in bins", binned);
             bad++;
         }
         if (nseg != ar->segments || free_b != ar->free_bytes || used_b != ar->used_bytes || used_n != ar->used_count ||
             req != ar->live_request || purged != ar->purged_bytes) {
-            hl_report("medium arena counters disagree with its blocks", i);
+            core_report("medium arena counters disagree with its blocks", i);
             bad++;
         }
     }

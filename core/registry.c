@@ -6,10 +6,10 @@
  * refused without a fault. */
 #include "internal.h"
 
-_Atomic uint8_t hl_registry[REGISTRY_ENTRIES];
+_Atomic uint8_t core_registry[REGISTRY_ENTRIES];
 
 void registry_set(void *seg, enum seg_kind kind)
 {
     uintptr_t a = (uintptr_t)seg;
-    atomic_store_explicit(&hl_registry[a >> SEG_SHIFT], (uint8_t)kind, memory_order_relaxed);
+    atomic_store_explicit(&core_registry[a >> SEG_SHIFT], (uint8_t)kind, memory_order_relaxed);
 }

@@ -4,12 +4,12 @@
  * table, the block bitmaps and slack arrays, then 64 KiB pages. Spans of 1,
  * 2, 4 or 8 pages, aligned to their size, are handed to size classes; a
  * span whose blocks are all free comes back here fully purged, so its pages
- * can serve any other class. Guarded by hl_pool.lock (after class locks). */
+ * can serve any other class. Guarded by core_pool.lock (after class locks). */
 #include "internal.h"
 
 #include <string.h>
 
-struct segment_pool hl_pool = {.lock = HL_MUTEX_INIT};
+struct segment_pool core_pool = {.lock = CORE_MUTEX_INIT};
 
 struct small_seg *segment_of_span(struct span *s)
 {
@@ -27,16 +27,16 @@ static struct small_seg *segment_new(void)
     struct small_seg *seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-small");
     if (!seg)
         return NULL;
-    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
     seg->magic = SMALL_SEG_MAGIC;
     seg->free_pages = SMALL_USABLE_MASK;
     seg->prev = NULL;
-    seg->next = hl_pool.head;
-    if (hl_pool.head)
-        hl_pool.head->prev = seg;
-    hl_pool.head = seg;
-    hl_pool.segments++;
-    hl_pool.free_page_count += PAGES_PER_SEG - SMALL_FIRST_PAGE;
+    seg->next = core_pool.head;
+    if (core_pool.head)
+        core_pool.head->prev = seg;
+    core_pool.head = seg;
+    core_pool.segments++;
+    core_pool.free_page_count += PAGES_PER_SEG - SMALL_FIRST_PAGE;
     registry_set(seg, KIND_SMALL);
     return seg;
 }
@@ -64,12 +64,12 @@ static uint64_t run_mask(unsigned head, unsigned k)
 
 struct span *segment_span_alloc(unsigned cls)
 {
-    const struct size_class *c = &hl_classes[cls];
+    const struct size_class *c = &core_classes[cls];
     unsigned k = c->span_pages;
-    hl_mutex_lock(&hl_pool.lock);
+    core_mutex_lock(&core_pool.lock);
     struct small_seg *seg;
     int head = -1;
-    for (seg = hl_pool.head; seg; seg = seg->next) {
+    for (seg = core_pool.head; seg; seg = seg->next) {
         head = find_run(seg->free_pages, k);
         if (head >= 0)
             break;
@@ -77,13 +77,13 @@ struct span *segment_span_alloc(unsigned cls)
     if (!seg) {
         seg = segment_new();
         if (!seg) {
-            hl_mutex_unlock(&hl_pool.lock);
+            core_mutex_unlock(&core_pool.lock);
             return NULL;
         }
         head = find_run(seg->free_pages, k);
     }
     seg->free_pages &= ~run_mask((unsigned)head, k);
-    hl_pool.free_page_count -= k;
+    core_pool.free_page_count -= k;
     struct page_info info = {
         .span_mask = c->span_mask,
         .recip = UINT64_MAX / c->size + 1, /* ceil(2^64 / size) */
@@ -96,7 +96,7 @@ struct span *segment_span_alloc(unsigned cls)
         seg->page_info[p] = info;
         seg->page_class[p] = (uint8_t)(cls + 1);
     }
-    hl_mutex_unlock(&hl_pool.lock);
+    core_mutex_unlock(&core_pool.lock);
 
     struct span *s = &seg->spans[head];
     memset(s, 0, sizeof *s);
@@ -124,23 +124,23 @@ void segment_span_release(struct span *s)
     uintptr_t lo = ((uintptr_t)span_slack(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
     uintptr_t hi = ((uintptr_t)span_slack(seg, head) + k * SLACK_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
     if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
-        atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
-    hl_mutex_lock(&hl_pool.lock);
+        atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
+    core_mutex_lock(&core_pool.lock);
     for (unsigned p = head; p < head + k; p++) {
         seg->page_class[p] = 0;
         memset(&seg->page_info[p], 0, sizeof seg->page_info[p]);
     }
     seg->free_pages |= run_mask(head, k);
-    hl_pool.free_page_count += k;
-    hl_mutex_unlock(&hl_pool.lock);
+    core_pool.free_page_count += k;
+    core_mutex_unlock(&core_pool.lock);
 }
 
 size_t segment_release_empty(unsigned keep)
 {
     size_t released = 0;
     unsigned kept = 0;
-    hl_mutex_lock(&hl_pool.lock);
-    struct small_seg *seg = hl_pool.head;
+    core_mutex_lock(&core_pool.lock);
+    struct small_seg *seg = core_pool.head;
     while (seg) {
         struct small_seg *next = seg->next;
         if (seg->free_pages == SMALL_USABLE_MASK) {
@@ -150,19 +150,19 @@ size_t segment_release_empty(unsigned keep)
                 if (seg->prev)
                     seg->prev->next = seg->next;
                 else
-                    hl_pool.head = seg->next;
+                    core_pool.head = seg->next;
                 if (seg->next)
                     seg->next->prev = seg->prev;
-                hl_pool.segments--;
-                hl_pool.free_page_count -= PAGES_PER_SEG - SMALL_FIRST_PAGE;
+                core_pool.segments--;
+                core_pool.free_page_count -= PAGES_PER_SEG - SMALL_FIRST_PAGE;
                 registry_set(seg, KIND_NONE);
                 os_unmap(seg, SEG_SIZE);
-                atomic_fetch_add_explicit(&hl_os.unmap_count, 1, memory_order_relaxed);
+                atomic_fetch_add_explicit(&core_os.unmap_count, 1, memory_order_relaxed);
                 released += SEG_SIZE;
             }
         }
         seg = next;
     }
-    hl_mutex_unlock(&hl_pool.lock);
+    core_mutex_unlock(&core_pool.lock);
     return released;
 }

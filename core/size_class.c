@@ -1,8 +1,8 @@
 /* heaplab core: small size classes and the span geometry of each. */
 #include "internal.h"
 
-struct size_class hl_classes[NCLASSES];
-_Atomic uint16_t hl_bin_of[SMALL_MAX + 1];
+struct size_class core_classes[NCLASSES];
+_Atomic uint16_t core_bin_of[SMALL_MAX + 1];
 
 /* A span's tail that no block fits in is waste. A bigger span is chosen only
  * when it cuts the wasted share by more than 1/SPAN_WASTE_DIVISOR of it. */
@@ -11,7 +11,7 @@ _Atomic uint16_t hl_bin_of[SMALL_MAX + 1];
 static size_t class_size(unsigned cls)
 {
     if (cls < TINY_CLASSES)
-        return (size_t)(cls + 1) << HL_ALIGN_SHIFT;
+        return (size_t)(cls + 1) << CORE_ALIGN_SHIFT;
     unsigned rel = cls - TINY_CLASSES;
     unsigned e = 7 + rel / CLASSES_PER_DOUBLING;
     unsigned m = 8 + rel % CLASSES_PER_DOUBLING;
@@ -31,7 +31,7 @@ void size_class_init(void)
             if (waste * best + span / SPAN_WASTE_DIVISOR * best < best_waste * span)
                 pages = k;
         }
-        struct size_class *c = &hl_classes[cls];
+        struct size_class *c = &core_classes[cls];
         c->size = (uint32_t)size;
         c->span_pages = (uint8_t)pages;
         c->span_shift = (uint8_t)(PAGE_SHIFT + __builtin_ctz(pages));
@@ -40,12 +40,12 @@ void size_class_init(void)
         c->span_mask = ((uint64_t)1 << c->span_shift) - 1;
     }
     for (size_t size = 0; size <= SMALL_MAX; size++)
-        atomic_store_explicit(&hl_bin_of[size], (uint16_t)(size_to_class_slow(size) * BIN_BYTES), memory_order_relaxed);
+        atomic_store_explicit(&core_bin_of[size], (uint16_t)(size_to_class_slow(size) * BIN_BYTES), memory_order_relaxed);
 }
 
 unsigned class_for_aligned(size_t size, size_t align)
 {
-    if (align <= HL_ALIGN)
+    if (align <= CORE_ALIGN)
         return size <= SMALL_MAX ? size_to_class(size) : NCLASSES;
     if (align > SMALL_ALIGN_MAX)
         return NCLASSES;
@@ -55,7 +55,7 @@ unsigned class_for_aligned(size_t size, size_t align)
     /* a block is aligned to `align` when its size is a multiple of it: the
      * span starts on a PAGE_SIZE boundary */
     for (unsigned cls = size_to_class(need); cls < NCLASSES; cls++)
-        if (hl_classes[cls].size % align == 0)
+        if (core_classes[cls].size % align == 0)
             return cls;
     return NCLASSES;
 }

@@ -14,11 +14,11 @@
 
 #include <string.h>
 
-struct class_central hl_central[SMALL_HEAPS][NCLASSES];
+struct class_central core_central[SMALL_HEAPS][NCLASSES];
 /* all free: zero */
-struct class_lock_line hl_class_locks[SMALL_HEAPS][CLASS_LOCKS];
-struct dirty_mask hl_dirty_classes[SMALL_HEAPS];
-_Atomic uint64_t hl_clock_ms;
+struct class_lock_line core_class_locks[SMALL_HEAPS][CLASS_LOCKS];
+struct dirty_mask core_dirty_classes[SMALL_HEAPS];
+_Atomic uint64_t core_clock_ms;
 
 /* page_free bytes of a class (lock held) */
 static size_t free_resident(const struct class_central *cc)
@@ -105,7 +105,7 @@ static struct span *new_span(struct class_central *cc, unsigned heap, unsigned c
     if (!s)
         return NULL;
     s->heap = (uint8_t)heap;
-    size_t bytes = span_bytes_of(&hl_classes[cls]);
+    size_t bytes = span_bytes_of(&core_classes[cls]);
     cc->spans++;
     cc->span_bytes += bytes;
     cc->purged_bytes += bytes;
@@ -143,8 +143,8 @@ static bool store_ready(struct class_central *cc, const struct size_class *c)
     struct tentry *m = os_map_aligned(bytes, OS_PAGE, "heaplab store");
     if (!m)
         return false;
-    atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&hl_os.cache_meta_bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_os.cache_meta_bytes, bytes, memory_order_relaxed);
     cc->xfer = m;
     cc->xfer_cap = store_capacity(c);
     return true;
@@ -168,7 +168,7 @@ static unsigned take_stored(struct class_central *cc, const struct size_class *c
  * held. */
 static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
-    const struct size_class *c = &hl_classes[cls];
+    const struct size_class *c = &core_classes[cls];
     unsigned n = 0;
     while (n < want) {
         struct span *s = cc->partial;
@@ -203,7 +203,7 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         if (s->free_count == 0)
             partial_remove(cc, s);
 #if HEAPLAB_DEBUG
-        hl_assert(span_is_valid(s), "span invalid after refill");
+        core_assert(span_is_valid(s), "span invalid after refill");
 #endif
     }
     cc->out_bytes += (size_t)n * c->size;
@@ -212,9 +212,9 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
 
 unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
-    const struct size_class *c = &hl_classes[cls];
-    struct class_central *cc = &hl_central[heap][cls];
-    hl_mutex_lock(class_lock(heap, cls));
+    const struct size_class *c = &core_classes[cls];
+    struct class_central *cc = &core_central[heap][cls];
+    core_mutex_lock(class_lock(heap, cls));
     size_t before = free_resident(cc);
     unsigned n = take_stored(cc, c, want, out);
     if (!n) {
@@ -229,7 +229,7 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
     }
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    hl_mutex_unlock(class_lock(heap, cls));
+    core_mutex_unlock(class_lock(heap, cls));
     return n;
 }
 
@@ -256,7 +256,7 @@ static void bitmap_return(struct class_central *cc, const struct size_class *c, 
     if (!s->in_dirty)
         dirty_push(cc, s, now);
 #if HEAPLAB_DEBUG
-    hl_assert(span_is_valid(s), "span invalid after a block came back");
+    core_assert(span_is_valid(s), "span invalid after a block came back");
 #endif
 }
 
@@ -284,7 +284,7 @@ static void mark_dirty(unsigned heap, unsigned cls)
 {
     /* read first: the bit is nearly always set already, and a read leaves
      * the line shared with the decay tick's reader */
-    _Atomic uint64_t *w = &hl_dirty_classes[heap].bits[cls / 64];
+    _Atomic uint64_t *w = &core_dirty_classes[heap].bits[cls / 64];
     uint64_t bit = (uint64_t)1 << (cls % 64);
     if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
         atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
@@ -295,13 +295,13 @@ static void mark_dirty(unsigned heap, unsigned cls)
  * "out" when they entered the store or cache they come from. */
 static void return_foreign(unsigned cls, struct foreign_node *foreign)
 {
-    const struct size_class *c = &hl_classes[cls];
-    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
+    const struct size_class *c = &core_classes[cls];
+    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     while (foreign) {
         unsigned heap = heap_of_block(foreign, c);
-        struct class_central *cc = &hl_central[heap][cls];
+        struct class_central *cc = &core_central[heap][cls];
         struct foreign_node *rest = NULL;
-        hl_mutex_lock(class_lock(heap, cls));
+        core_mutex_lock(class_lock(heap, cls));
         for (struct foreign_node *f = foreign; f;) {
             struct foreign_node *next = f->next;
             uintptr_t a = (uintptr_t)f;
@@ -315,7 +315,7 @@ static void return_foreign(unsigned cls, struct foreign_node *foreign)
             }
             f = next;
         }
-        hl_mutex_unlock(class_lock(heap, cls));
+        core_mutex_unlock(class_lock(heap, cls));
         mark_dirty(heap, cls);
         foreign = rest;
     }
@@ -332,19 +332,19 @@ static void drain_transfer(struct class_central *cc, unsigned heap, const struct
 
 void central_drain(unsigned heap, unsigned cls)
 {
-    const struct size_class *c = &hl_classes[cls];
-    struct class_central *cc = &hl_central[heap][cls];
+    const struct size_class *c = &core_classes[cls];
+    struct class_central *cc = &core_central[heap][cls];
     struct foreign_node *foreign = NULL;
-    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    hl_mutex_lock(class_lock(heap, cls));
+    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
+    core_mutex_lock(class_lock(heap, cls));
     drain_transfer(cc, heap, c, now, &foreign);
-    hl_mutex_unlock(class_lock(heap, cls));
+    core_mutex_unlock(class_lock(heap, cls));
     return_foreign(cls, foreign);
 }
 
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n)
 {
-    const struct size_class *c = &hl_classes[cls];
+    const struct size_class *c = &core_classes[cls];
     /* A flush goes to the heap of its first block: a consumer thread's
      * flushes of a producer's blocks wait in the producer's store, where
      * its next refill takes them. A thread of another heap gets this heap's
@@ -353,10 +353,10 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
      * heaps' spans again. */
     if (n >= TRANSFER_MIN_BLOCKS)
         heap = heap_of_block(e[0].ptr, c);
-    struct class_central *cc = &hl_central[heap][cls];
+    struct class_central *cc = &core_central[heap][cls];
     struct foreign_node *foreign = NULL;
-    uint64_t now = atomic_load_explicit(&hl_clock_ms, memory_order_relaxed);
-    hl_mutex_lock(class_lock(heap, cls));
+    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
+    core_mutex_lock(class_lock(heap, cls));
     if (n >= TRANSFER_MIN_BLOCKS && store_ready(cc, c) && cc->xfer_count + n <= cc->xfer_cap) {
         memcpy(cc->xfer + cc->xfer_count, e, (size_t)n * sizeof *e);
         cc->xfer_count += n;
@@ -366,7 +366,7 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     }
     cc->out_bytes -= (size_t)n * c->size;
     lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
-    hl_mutex_unlock(class_lock(heap, cls));
+    core_mutex_unlock(class_lock(heap, cls));
     mark_dirty(heap, cls);
     return_foreign(cls, foreign);
 }
@@ -393,7 +393,7 @@ static void purge_os_pages(uintptr_t start, uint64_t m)
         uint64_t shifted = m >> lo;
         unsigned len = ~shifted ? (unsigned)__builtin_ctzll(~shifted) : 64;
         if (os_purge((void *)(start + ((uintptr_t)lo << OS_PAGE_SHIFT)), (size_t)len << OS_PAGE_SHIFT) == 0)
-            atomic_fetch_add_explicit(&hl_os.purge_count, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
         m &= ~os_page_mask(lo, lo + len - 1);
     }
 }
@@ -402,7 +402,7 @@ static void purge_os_pages(uintptr_t start, uint64_t m)
  * bytes purged. Class lock held. */
 static size_t purge_span(struct class_central *cc, struct span *s)
 {
-    const struct size_class *c = &hl_classes[s->cls];
+    const struct size_class *c = &core_classes[s->cls];
     struct small_seg *seg = segment_of_span(s);
     unsigned head = span_head_index(s);
     unsigned os_pages = (unsigned)(span_bytes_of(c) >> OS_PAGE_SHIFT);
@@ -444,15 +444,15 @@ static void consume(size_t *excess, size_t bytes)
 
 size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
 {
-    struct class_central *cc = &hl_central[heap][cls];
-    const struct size_class *c = &hl_classes[cls];
+    struct class_central *cc = &core_central[heap][cls];
+    const struct size_class *c = &core_classes[cls];
     struct foreign_node *foreign = NULL;
     size_t released = 0;
     if (try) {
-        if (!hl_mutex_trylock(class_lock(heap, cls)))
+        if (!core_mutex_trylock(class_lock(heap, cls)))
             return 0;
     } else {
-        hl_mutex_lock(class_lock(heap, cls));
+        core_mutex_lock(class_lock(heap, cls));
     }
     size_t before = free_resident(cc);
     /* a store untouched for as long goes to the bitmaps first, where its
@@ -479,10 +479,10 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         s = older_next;
     }
     if (!cc->dirty && !cc->xfer_count)
-        atomic_fetch_and_explicit(&hl_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
+        atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    hl_mutex_unlock(class_lock(heap, cls));
+    core_mutex_unlock(class_lock(heap, cls));
     return_foreign(cls, foreign);
     return released;
 }
@@ -499,14 +499,14 @@ struct span_census {
 
 static void count_spans(struct span_census *c)
 {
-    for (struct small_seg *seg = hl_pool.head; seg; seg = seg->next) {
+    for (struct small_seg *seg = core_pool.head; seg; seg = seg->next) {
         for (unsigned p = SMALL_FIRST_PAGE; p < PAGES_PER_SEG;) {
             if (seg->page_class[p] == 0) {
                 p++;
                 continue;
             }
             unsigned cls = seg->page_class[p] - 1u;
-            const struct size_class *sc = &hl_classes[cls];
+            const struct size_class *sc = &core_classes[cls];
             const struct span *s = &seg->spans[p];
             c->out[cls] += sc->capacity - s->free_count;
             if (s->free_count < sc->capacity) {
@@ -526,23 +526,23 @@ void central_recount_after_fork(void)
 {
     struct span_census *c = &(struct span_census){{0}, {0}, 0};
     count_spans(c);
-    struct tcache *self = hl_threads.head;
+    struct tcache *self = core_threads.head;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct size_class *sc = &hl_classes[cls];
+        const struct size_class *sc = &core_classes[cls];
         size_t stored = 0, out_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
-            stored += hl_central[h][cls].xfer_count;
-            out_bytes += hl_central[h][cls].out_bytes;
+            stored += core_central[h][cls].xfer_count;
+            out_bytes += core_central[h][cls].out_bytes;
         }
         size_t own = self ? bin_count(&self->bins[cls]) : 0;
-        hl_threads.orphaned[cls] = c->out[cls] - c->live[cls] - stored - own;
+        core_threads.orphaned[cls] = c->out[cls] - c->live[cls] - stored - own;
         /* a heap's out_bytes alone may wrap; the class's sum is what must
          * hold, so heap 0 takes the difference */
-        struct class_central *cc = &hl_central[0][cls];
+        struct class_central *cc = &core_central[0][cls];
         size_t before = free_resident(cc);
         cc->out_bytes += (c->out[cls] - stored) * sc->size - out_bytes;
         lane_note(class_lane(0, cls), before, free_resident(cc));
     }
     size_t own_requested = self ? self->small_requested : 0;
-    atomic_store_explicit(&hl_threads.small_requested, c->requested - own_requested, memory_order_relaxed);
+    atomic_store_explicit(&core_threads.small_requested, c->requested - own_requested, memory_order_relaxed);
 }

@@ -9,16 +9,16 @@
 
 #include <string.h>
 
-struct os_counters hl_os;
+struct os_counters core_os;
 
 void stats_note_live(intptr_t delta)
 {
-    size_t live = atomic_fetch_add_explicit(&hl_os.live_approx, (size_t)delta, memory_order_relaxed) + (size_t)delta;
+    size_t live = atomic_fetch_add_explicit(&core_os.live_approx, (size_t)delta, memory_order_relaxed) + (size_t)delta;
     if ((intptr_t)live < 0)
         return;
-    size_t peak = atomic_load_explicit(&hl_os.peak_live, memory_order_relaxed);
+    size_t peak = atomic_load_explicit(&core_os.peak_live, memory_order_relaxed);
     while (live > peak &&
-           !atomic_compare_exchange_weak_explicit(&hl_os.peak_live, &peak, live, memory_order_relaxed, memory_order_relaxed)) {
+           !atomic_compare_exchange_weak_explicit(&core_os.peak_live, &peak, live, memory_order_relaxed, memory_order_relaxed)) {
     }
 }
 
@@ -27,7 +27,7 @@ size_t stats_free_resident(void)
     size_t sum = medium_free_resident();
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned i = 0; i < CLASS_LOCKS; i++)
-            sum += atomic_load_explicit(&hl_class_locks[h][i].free_resident, memory_order_relaxed);
+            sum += atomic_load_explicit(&core_class_locks[h][i].free_resident, memory_order_relaxed);
     return sum;
 }
 
@@ -43,12 +43,12 @@ static void small_stats(hl_stats_t *s)
     size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLACK_STRIDE;
     size_t assigned_pages = 0, out = 0, out_blocks = 0, cached_blocks = 0;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct size_class *c = &hl_classes[cls];
+        const struct size_class *c = &core_classes[cls];
         size_t meta = span_meta_bytes(c);
         /* summed over the heaps first: one heap's out_bytes alone may wrap */
         size_t spans = 0, span_bytes = 0, out_bytes = 0, purged_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
-            const struct class_central *cc = &hl_central[h][cls];
+            const struct class_central *cc = &core_central[h][cls];
             spans += cc->spans;
             span_bytes += cc->span_bytes;
             out_bytes += cc->out_bytes;
@@ -62,25 +62,25 @@ static void small_stats(hl_stats_t *s)
         out += out_bytes;
         out_blocks += out_bytes / c->size;
     }
-    size_t segs = hl_pool.segments;
+    size_t segs = core_pool.segments;
     s->mapped += segs * SEG_SIZE;
     s->metadata += segs * SMALL_BITMAP_OFFSET;
     /* slots of pages that are not assigned, the padding after the slots, and
      * the free pages themselves */
     s->untouched += (segs * PAGES_PER_SEG - assigned_pages) * slot_bytes;
     s->untouched += segs * (SMALL_META_BYTES - SMALL_META_END);
-    s->untouched += hl_pool.free_page_count * PAGE_SIZE;
+    s->untouched += core_pool.free_page_count * PAGE_SIZE;
 
-    size_t tcache = 0, requested = atomic_load_explicit(&hl_threads.small_requested, memory_order_relaxed);
-    size_t allocs = atomic_load_explicit(&hl_threads.allocs, memory_order_relaxed);
+    size_t tcache = 0, requested = atomic_load_explicit(&core_threads.small_requested, memory_order_relaxed);
+    size_t allocs = atomic_load_explicit(&core_threads.allocs, memory_order_relaxed);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        tcache += hl_threads.orphaned[cls] * hl_classes[cls].size;
-        cached_blocks += hl_threads.orphaned[cls];
+        tcache += core_threads.orphaned[cls] * core_classes[cls].size;
+        cached_blocks += core_threads.orphaned[cls];
     }
-    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
+    for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
         for (unsigned cls = 0; cls < NCLASSES; cls++) {
             size_t n = bin_count_shared(&tc->bins[cls]);
-            tcache += n * hl_classes[cls].size;
+            tcache += n * core_classes[cls].size;
             cached_blocks += n;
         }
         requested += SHARED_READ(tc->small_requested);
@@ -98,29 +98,29 @@ static void small_stats(hl_stats_t *s)
 void hl_stats(hl_stats_t *out)
 {
     memset(out, 0, sizeof *out);
-    if (!atomic_load_explicit(&hl_initialized, memory_order_acquire))
+    if (!atomic_load_explicit(&core_initialized, memory_order_acquire))
         return;
-    hl_lock_all();
-    pthread_mutex_lock(&hl_threads.lock);
+    core_lock_all();
+    pthread_mutex_lock(&core_threads.lock);
     small_stats(out);
-    pthread_mutex_unlock(&hl_threads.lock);
+    pthread_mutex_unlock(&core_threads.lock);
     /* thread-cache regions and stores: the caches' own bookkeeping */
-    size_t cache_meta = atomic_load_explicit(&hl_os.cache_meta_bytes, memory_order_relaxed);
+    size_t cache_meta = atomic_load_explicit(&core_os.cache_meta_bytes, memory_order_relaxed);
     out->mapped += cache_meta;
     out->metadata += cache_meta;
     medium_stats(out);
     large_stats(out);
-    hl_unlock_all();
+    core_unlock_all();
     out->resident_estimate = out->mapped - out->untouched;
-    size_t peak = atomic_load_explicit(&hl_os.peak_live, memory_order_relaxed);
+    size_t peak = atomic_load_explicit(&core_os.peak_live, memory_order_relaxed);
     if (out->live > peak) {
-        atomic_store_explicit(&hl_os.peak_live, out->live, memory_order_relaxed);
+        atomic_store_explicit(&core_os.peak_live, out->live, memory_order_relaxed);
         peak = out->live;
     }
     out->peak_live = peak;
-    out->os_map_count = atomic_load_explicit(&hl_os.map_count, memory_order_relaxed);
-    out->os_unmap_count = atomic_load_explicit(&hl_os.unmap_count, memory_order_relaxed);
-    out->purge_count = atomic_load_explicit(&hl_os.purge_count, memory_order_relaxed);
+    out->os_map_count = atomic_load_explicit(&core_os.map_count, memory_order_relaxed);
+    out->os_unmap_count = atomic_load_explicit(&core_os.unmap_count, memory_order_relaxed);
+    out->purge_count = atomic_load_explicit(&core_os.purge_count, memory_order_relaxed);
 }
 
 int hl_stats_balanced(const hl_stats_t *s)

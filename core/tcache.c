@@ -12,13 +12,13 @@
 #include <errno.h>
 #include <string.h>
 
-__thread struct tcache hl_tc __attribute__((tls_model("initial-exec")));
+__thread struct tcache core_tc __attribute__((tls_model("initial-exec")));
 /* glibc keeps a small reserve of static TLS for libraries loaded after
  * start-up; a cache that fits in it lets the preload library be dlopen()ed
  * as well as preloaded (at 1,856 bytes it no longer fitted) */
 _Static_assert(sizeof(struct tcache) <= 1024, "the thread cache outgrew the dlopen reserve of static TLS");
-struct thread_list hl_threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
-_Atomic int hl_tcache_on = 1;
+struct thread_list core_threads = {.lock = PTHREAD_MUTEX_INITIALIZER};
+_Atomic int core_tcache_on = 1;
 
 /* Per-class cache bound: about this many bytes, within [MIN, MAX] blocks. */
 #define TCACHE_BIN_BYTES ((size_t)65536)
@@ -32,12 +32,12 @@ static _Atomic unsigned next_arena;
 static uint32_t bin_first[NCLASSES];
 static size_t region_bytes;
 /* regions of threads that exited, linked through their first entry's ptr
- * (under hl_threads.lock) */
+ * (under core_threads.lock) */
 static struct tentry *spare_regions;
 
 static unsigned bin_limit(unsigned cls)
 {
-    size_t n = TCACHE_BIN_BYTES / hl_classes[cls].size;
+    size_t n = TCACHE_BIN_BYTES / core_classes[cls].size;
     if (n < TCACHE_MIN_BLOCKS)
         n = TCACHE_MIN_BLOCKS;
     if (n > TCACHE_MAX_BLOCKS)
@@ -47,27 +47,27 @@ static unsigned bin_limit(unsigned cls)
 
 static struct tentry *region_take(void)
 {
-    pthread_mutex_lock(&hl_threads.lock);
+    pthread_mutex_lock(&core_threads.lock);
     struct tentry *r = spare_regions;
     if (r)
         spare_regions = r->ptr;
-    pthread_mutex_unlock(&hl_threads.lock);
+    pthread_mutex_unlock(&core_threads.lock);
     if (r)
         return r;
     r = os_map_aligned(region_bytes, OS_PAGE, "heaplab thread cache");
     if (r) {
-        atomic_fetch_add_explicit(&hl_os.map_count, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&hl_os.cache_meta_bytes, region_bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_os.cache_meta_bytes, region_bytes, memory_order_relaxed);
     }
     return r;
 }
 
 static void region_give(struct tentry *r)
 {
-    pthread_mutex_lock(&hl_threads.lock);
+    pthread_mutex_lock(&core_threads.lock);
     r->ptr = spare_regions;
     spare_regions = r;
-    pthread_mutex_unlock(&hl_threads.lock);
+    pthread_mutex_unlock(&core_threads.lock);
 }
 
 /* Points every (empty) bin into the thread's region: full limits when
@@ -111,26 +111,26 @@ static void thread_exit(void *arg)
     set_limits(tc, false);
     if (region)
         region_give(region);
-    pthread_mutex_lock(&hl_threads.lock);
+    pthread_mutex_lock(&core_threads.lock);
     if (tc->prev)
         tc->prev->next = tc->next;
     else
-        hl_threads.head = tc->next;
+        core_threads.head = tc->next;
     if (tc->next)
         tc->next->prev = tc->prev;
-    atomic_fetch_add_explicit(&hl_threads.small_requested, tc->small_requested, memory_order_relaxed);
-    atomic_fetch_add_explicit(&hl_threads.allocs, tc->allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.small_requested, tc->small_requested, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
     OWNER_STORE(tc->allocs, 0);
-    pthread_mutex_unlock(&hl_threads.lock);
+    pthread_mutex_unlock(&core_threads.lock);
     tc->state = THREAD_DEAD;
 }
 
 void tcache_after_fork_child(void)
 {
-    struct tcache *self = &hl_tc;
+    struct tcache *self = &core_tc;
     bool self_listed = false;
-    for (struct tcache *tc = hl_threads.head; tc; tc = tc->next) {
+    for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
         if (tc == self) {
             self_listed = true;
             continue;
@@ -139,10 +139,10 @@ void tcache_after_fork_child(void)
          * them without ordering), so they are not emptied: their blocks
          * stay out, and central_recount_after_fork counts them (with any
          * block that was between a bin and a store) as orphans */
-        atomic_fetch_add_explicit(&hl_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
-        atomic_fetch_add_explicit(&hl_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
     }
-    hl_threads.head = self_listed ? self : NULL;
+    core_threads.head = self_listed ? self : NULL;
     self->prev = self->next = NULL;
 }
 
@@ -161,29 +161,29 @@ static void thread_setup(struct tcache *tc)
 {
     tc->state = THREAD_INIT;
     tc->arena = (uint8_t)(atomic_fetch_add_explicit(&next_arena, 1, memory_order_relaxed) % THREAD_ARENAS);
-    pthread_mutex_lock(&hl_threads.lock);
+    pthread_mutex_lock(&core_threads.lock);
     tc->prev = NULL;
-    tc->next = hl_threads.head;
-    if (hl_threads.head)
-        hl_threads.head->prev = tc;
-    hl_threads.head = tc;
-    pthread_mutex_unlock(&hl_threads.lock);
+    tc->next = core_threads.head;
+    if (core_threads.head)
+        core_threads.head->prev = tc;
+    core_threads.head = tc;
+    pthread_mutex_unlock(&core_threads.lock);
     /* may allocate (glibc's second-level key array): state INIT serves
      * that request uncached */
     pthread_setspecific(exit_key, tc);
-    set_limits(tc, atomic_load_explicit(&hl_tcache_on, memory_order_relaxed));
+    set_limits(tc, atomic_load_explicit(&core_tcache_on, memory_order_relaxed));
     tc->state = THREAD_ACTIVE;
 }
 
-/* Brings the thread's cache in line with hl_tcache_on; returns whether
+/* Brings the thread's cache in line with core_tcache_on; returns whether
  * this thread caches now. */
 static bool thread_caching(struct tcache *tc)
 {
-    if (HL_UNLIKELY(tc->state == THREAD_NEW))
+    if (CORE_UNLIKELY(tc->state == THREAD_NEW))
         thread_setup(tc);
     if (tc->state != THREAD_ACTIVE)
         return false;
-    bool on = atomic_load_explicit(&hl_tcache_on, memory_order_relaxed);
+    bool on = atomic_load_explicit(&core_tcache_on, memory_order_relaxed);
     bool was_on = tc->bins[0].end_lo != tc->bins[0].base_lo;
     if (on != was_on) {
         if (!on)
@@ -196,7 +196,7 @@ static bool thread_caching(struct tcache *tc)
 
 void tcache_apply_mode(void)
 {
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     if (tc->state == THREAD_ACTIVE)
         (void)thread_caching(tc);
 }
@@ -204,8 +204,8 @@ void tcache_apply_mode(void)
 static void count_alloc(struct tcache *tc, size_t request)
 {
     if (tc->state == THREAD_DEAD) {
-        atomic_fetch_add_explicit(&hl_threads.small_requested, request, memory_order_relaxed);
-        atomic_fetch_add_explicit(&hl_threads.allocs, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.small_requested, request, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.allocs, 1, memory_order_relaxed);
         return;
     }
     OWNER_ADD(tc->small_requested, request);
@@ -215,7 +215,7 @@ static void count_alloc(struct tcache *tc, size_t request)
 static void count_free(struct tcache *tc, size_t request)
 {
     if (tc->state == THREAD_DEAD) {
-        atomic_fetch_sub_explicit(&hl_threads.small_requested, request, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&core_threads.small_requested, request, memory_order_relaxed);
         return;
     }
     OWNER_ADD(tc->small_requested, (size_t)0 - request);
@@ -223,9 +223,9 @@ static void count_free(struct tcache *tc, size_t request)
 
 void count_request_change(size_t now, size_t before)
 {
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     if (tc->state == THREAD_DEAD) {
-        atomic_fetch_add_explicit(&hl_threads.small_requested, now - before, memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.small_requested, now - before, memory_order_relaxed);
         return;
     }
     OWNER_ADD(tc->small_requested, now - before);
@@ -233,10 +233,10 @@ void count_request_change(size_t now, size_t before)
 
 void tcache_note_live(intptr_t delta)
 {
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     /* a thread that was never set up has no exit handler to report what
      * it gathered: it sets up now (as on its first small slow path) */
-    if (HL_UNLIKELY(tc->state == THREAD_NEW))
+    if (CORE_UNLIKELY(tc->state == THREAD_NEW))
         thread_setup(tc);
     if (tc->state != THREAD_ACTIVE) {
         stats_note_live(delta);
@@ -260,15 +260,15 @@ static void report_live(struct tcache *tc)
     tc->peak_reported = now;
 }
 
-HL_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
+CORE_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
 {
-    if (HL_UNLIKELY(!atomic_load_explicit(&hl_initialized, memory_order_acquire))) {
+    if (CORE_UNLIKELY(!atomic_load_explicit(&core_initialized, memory_order_acquire))) {
         /* the class table was still empty when the fast path read it (the
          * aligned paths initialise first, so this is a plain malloc) */
-        hl_init_slow();
+        core_init_slow();
         cls = size_to_class(size);
     }
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     struct tentry got;
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
@@ -299,9 +299,9 @@ out_of_memory:
     return NULL;
 }
 
-HL_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request)
+CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request)
 {
-    struct tcache *tc = &hl_tc;
+    struct tcache *tc = &core_tc;
     struct tentry mine = {p, slot};
     count_free(tc, request);
     if (thread_caching(tc)) {
