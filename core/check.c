@@ -26,7 +26,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
         return 1;
     }
     const uint64_t *bm = span_bitmap(seg, head);
-    _Atomic uint16_t *slack = (_Atomic uint16_t *)span_slack(seg, head);
+    _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slots(seg, head);
     size_t free_bits = 0;
     size_t words = (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE / sizeof(uint64_t);
     for (size_t w = 0; w < words; w++) {
@@ -41,7 +41,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
                 }
                 continue;
             }
-            uint16_t sl = atomic_load_explicit(&slack[idx], memory_order_relaxed);
+            uint16_t sl = atomic_load_explicit(&slots[idx], memory_order_relaxed);
             if (is_free) {
                 free_bits++;
                 if (w < s->scan_word) {
@@ -92,7 +92,7 @@ static void check_entries(const struct tentry *e, size_t n, unsigned cls, const 
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
         if (registry_kind(a) != KIND_SMALL || small_seg_of(a)->page_class[page_index(a)] != cls + 1 ||
-            e[i].slot != small_slack_slot(a, &core_classes[cls]) ||
+            e[i].slot != small_slot_of(a, &core_classes[cls]) ||
             atomic_load_explicit(e[i].slot, memory_order_relaxed) != 0) {
             core_report(what, a);
             (*bad)++;
@@ -118,11 +118,11 @@ static int check_central(const struct class_central *cc, unsigned heap, unsigned
             bad++;
             break;
         }
-    if (cc->xfer_count > cc->xfer_cap) {
+    if (cc->store_count > cc->store_cap) {
         core_report("store holds more entries than it has room for; class", cls);
         bad++;
     } else {
-        check_entries(cc->xfer, cc->xfer_count, cls, "store holds a live block or one of another class", &bad);
+        check_entries(cc->store, cc->store_count, cls, "store holds a live block or one of another class", &bad);
     }
     if (spans != cc->spans || spans * ((size_t)1 << c->span_shift) != cc->span_bytes || purged != cc->purged_bytes) {
         core_report("class counters disagree with its spans; class", cls);
@@ -174,7 +174,7 @@ static int check_small(void)
         core_report("segment pool counters disagree with its segments", segs);
         bad++;
     }
-    /* blocks out of spans are either live (slack set) or in a thread cache */
+    /* blocks out of spans are either live (slot set) or in a thread cache */
     size_t cached[NCLASSES] = {0};
     pthread_mutex_lock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++)
@@ -185,19 +185,19 @@ static int check_small(void)
     pthread_mutex_unlock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];
-        size_t xfer = 0, out_bytes = 0;
+        size_t store = 0, out_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
             const struct class_central *cc = &core_central[h][cls];
             bad += check_central(cc, h, cls, spans[h][cls], purged[h][cls]);
-            xfer += cc->xfer_count;
+            store += cc->store_count;
             out_bytes += cc->out_bytes;
         }
-        if ((out[cls] - xfer) * c->size != out_bytes) {
+        if ((out[cls] - store) * c->size != out_bytes) {
             core_report("class's blocks out disagree with its spans; class", cls);
             bad++;
         }
-        if (out[cls] != live[cls] + cached[cls] + xfer) {
-            core_report("blocks out of spans != live + cached + in transfer; class", cls);
+        if (out[cls] != live[cls] + cached[cls] + store) {
+            core_report("blocks out of spans != live + cached + in stores; class", cls);
             bad++;
         }
     }

@@ -7,7 +7,7 @@
  *   segment.c    small segments: 64 KiB pages handed to classes as spans
  *   small.c      per-heap, per-class central state: refill, flush, decay purge
  *   tcache.c     per-thread caches, thread start/exit, the small slow paths
- *   medium.c     boundary-tag arenas for ~32 KiB .. 1 MiB
+ *   medium.c     boundary-tag arenas for 8 KiB .. 1 MiB
  *   large.c      direct mappings with a decaying cache, mremap growth
  *   decay.c      the cheap clock check that drives purging from slow paths
  *   lock.c       the core's mutex (lock.h): a futex word
@@ -215,12 +215,12 @@ _Static_assert(SPAN_MAX_PAGES * OS_PAGES_PER_PAGE <= 64, "purged mask covers a s
  * class (16 B) has PAGE_SIZE/16 blocks per page. */
 #define MAX_BLOCKS_PER_PAGE (PAGE_SIZE / CORE_ALIGN)
 #define BITMAP_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE / 8)
-#define SLACK_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE * sizeof(uint16_t))
+#define SLOT_BYTES_PER_PAGE (MAX_BLOCKS_PER_PAGE * sizeof(uint16_t))
 /* Slack arrays of consecutive pages are one cache line further apart than
  * their size: otherwise every span's first slots would share one L1 set
  * (all at the same offset modulo 4 KiB) and evict each other. */
 #define CACHE_LINE 64
-#define SLACK_STRIDE (SLACK_BYTES_PER_PAGE + CACHE_LINE)
+#define SLOTS_STRIDE (SLOT_BYTES_PER_PAGE + CACHE_LINE)
 
 /* What free() needs to know about a page, from the address alone: one
  * 32-byte entry per page, a copy for every page of a span. All zero for a
@@ -253,12 +253,12 @@ struct small_seg {
     struct span spans[PAGES_PER_SEG];  /* valid at the first page of each span */
 };
 #define SMALL_BITMAP_OFFSET ((size_t)8192)
-#define SMALL_SLACK_OFFSET (SMALL_BITMAP_OFFSET + PAGES_PER_SEG * BITMAP_BYTES_PER_PAGE)
-#define SMALL_META_END (SMALL_SLACK_OFFSET + PAGES_PER_SEG * SLACK_STRIDE)
+#define SMALL_SLOTS_OFFSET (SMALL_BITMAP_OFFSET + PAGES_PER_SEG * BITMAP_BYTES_PER_PAGE)
+#define SMALL_META_END (SMALL_SLOTS_OFFSET + PAGES_PER_SEG * SLOTS_STRIDE)
 #define SMALL_FIRST_PAGE ((SMALL_META_END + PAGE_SIZE - 1) / PAGE_SIZE)
 #define SMALL_META_BYTES (SMALL_FIRST_PAGE * PAGE_SIZE)
 _Static_assert(sizeof(struct small_seg) <= SMALL_BITMAP_OFFSET, "small segment header fits");
-_Static_assert(SMALL_SLACK_OFFSET % OS_PAGE == 0, "slack arrays purge by OS page");
+_Static_assert(SMALL_SLOTS_OFFSET % OS_PAGE == 0, "slot arrays purge by OS page");
 #define SMALL_USABLE_MASK (~(uint64_t)0 << SMALL_FIRST_PAGE)
 
 static inline struct small_seg *small_seg_of(uintptr_t a)
@@ -273,9 +273,9 @@ static inline uint64_t *span_bitmap(struct small_seg *seg, unsigned head)
 {
     return (uint64_t *)((char *)seg + SMALL_BITMAP_OFFSET + head * BITMAP_BYTES_PER_PAGE);
 }
-static inline uint16_t *span_slack(struct small_seg *seg, unsigned head)
+static inline uint16_t *span_slots(struct small_seg *seg, unsigned head)
 {
-    return (uint16_t *)((char *)seg + SMALL_SLACK_OFFSET + head * SLACK_STRIDE);
+    return (uint16_t *)((char *)seg + SMALL_SLOTS_OFFSET + head * SLOTS_STRIDE);
 }
 static inline uintptr_t span_start(struct small_seg *seg, unsigned head)
 {
@@ -354,18 +354,18 @@ static inline _Atomic size_t *class_lane(unsigned heap, unsigned cls)
  * that frees and reallocates more than a cache holds copies entries under
  * the lock instead of setting and scanning bitmap bits. At most this many
  * bytes of blocks per heap and class ... */
-#define TRANSFER_BYTES ((size_t)1 << 20)
+#define STORE_BYTES ((size_t)1 << 20)
 /* ... and this many entries (64 KiB of store) */
-#define TRANSFER_MAX_ENTRIES 4096u
+#define STORE_MAX_ENTRIES 4096u
 /* flushes smaller than this go straight to the bitmaps */
-#define TRANSFER_MIN_BLOCKS 4
+#define STORE_MIN_BLOCKS 4
 
 struct class_central {
     _Alignas(64) struct span *partial;   /* spans with free blocks */
-    struct tentry *xfer;    /* the store: free blocks in no bitmap, newest last (NULL until used) */
-    uint32_t xfer_count;    /* entries in the store */
-    uint32_t xfer_cap;      /* entries it has room for (0 until mapped) */
-    uint64_t xfer_since_ms; /* last flush stored */
+    struct tentry *store;    /* the store: free blocks in no bitmap, newest last (NULL until used) */
+    uint32_t store_count;    /* entries in the store */
+    uint32_t store_cap;      /* entries it has room for (0 until mapped) */
+    uint64_t store_since_ms; /* last flush stored */
     struct span *dirty;     /* newest first */
     struct span *dirty_tail;
     size_t spans;
@@ -687,12 +687,12 @@ static inline void core_assert(int ok, const char *what)
 
 /* The slot of the block at `a` (class c): request + 1 while the block is
  * live, 0 otherwise. */
-static inline _Atomic uint16_t *small_slack_slot(uintptr_t a, const struct size_class *c)
+static inline _Atomic uint16_t *small_slot_of(uintptr_t a, const struct size_class *c)
 {
     size_t off = a & c->span_mask;
     size_t idx = (off * c->recip) >> RECIP_SHIFT;
     unsigned head = page_index(a & ~(uintptr_t)c->span_mask);
-    char *slots = (char *)(a & ~(uintptr_t)SEG_MASK) + SMALL_SLACK_OFFSET + head * SLACK_STRIDE;
+    char *slots = (char *)(a & ~(uintptr_t)SEG_MASK) + SMALL_SLOTS_OFFSET + head * SLOTS_STRIDE;
     return (_Atomic uint16_t *)slots + idx;
 }
 

@@ -1,4 +1,4 @@
-/* heaplab core: the medium heap (~32 KiB .. 1 MiB).
+/* heaplab core: the medium heap (above SMALL_MAX, 8 KiB, up to MEDIUM_MAX, 1 MiB).
  *
  * Boundary tags in 4 MiB segments: every block starts with a tag holding its
  * size and the size of the block below it, so both neighbours are found in

@@ -1,8 +1,8 @@
 /* heaplab core: small segments.
  *
  * A small segment is 4 MiB at a 4 MiB boundary: a header with the per-page
- * table, the block bitmaps and slack arrays, then 64 KiB pages. Spans of 1,
- * 2, 4 or 8 pages, aligned to their size, are handed to size classes; a
+ * table, the block bitmaps and slot arrays, then 64 KiB pages. Spans of 1,
+ * 2 or 4 pages (SPAN_MAX_PAGES), aligned to their size, are handed to size classes; a
  * span whose blocks are all free comes back here fully purged, so its pages
  * can serve any other class. Guarded by core_pool.lock (after class locks). */
 #include "internal.h"
@@ -87,7 +87,7 @@ struct span *segment_span_alloc(unsigned cls)
     struct page_info info = {
         .span_mask = c->span_mask,
         .recip = UINT64_MAX / c->size + 1, /* ceil(2^64 / size) */
-        .slots = (_Atomic uint16_t *)span_slack(seg, (unsigned)head),
+        .slots = (_Atomic uint16_t *)span_slots(seg, (unsigned)head),
         .size = c->size,
         .bin_offset = (uint16_t)(cls * BIN_BYTES),
         .cls = (uint8_t)cls,
@@ -120,9 +120,9 @@ void segment_span_release(struct span *s)
     struct small_seg *seg = segment_of_span(s);
     unsigned head = span_head_index(s);
     unsigned k = s->pages;
-    /* the slack entries are all zero again; give their pages back too */
-    uintptr_t lo = ((uintptr_t)span_slack(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)span_slack(seg, head) + k * SLACK_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
+    /* the slots are all zero again; give their pages back too */
+    uintptr_t lo = ((uintptr_t)span_slots(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)span_slots(seg, head) + k * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
     if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
         atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
     core_mutex_lock(&core_pool.lock);

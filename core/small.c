@@ -119,12 +119,12 @@ static unsigned heap_of_block(const void *p, const struct size_class *c)
     return small_seg_of(a)->spans[span_head_of(a, c)].heap;
 }
 
-/* Entries a store has room for: TRANSFER_BYTES of blocks, at most
- * TRANSFER_MAX_ENTRIES. */
+/* Entries a store has room for: STORE_BYTES of blocks, at most
+ * STORE_MAX_ENTRIES. */
 static uint32_t store_capacity(const struct size_class *c)
 {
-    size_t n = TRANSFER_BYTES / c->size;
-    return n < TRANSFER_MAX_ENTRIES ? (uint32_t)n : TRANSFER_MAX_ENTRIES;
+    size_t n = STORE_BYTES / c->size;
+    return n < STORE_MAX_ENTRIES ? (uint32_t)n : STORE_MAX_ENTRIES;
 }
 
 static size_t store_bytes(const struct size_class *c)
@@ -137,7 +137,7 @@ static size_t store_bytes(const struct size_class *c)
  * bitmaps). */
 static bool store_ready(struct class_central *cc, const struct size_class *c)
 {
-    if (cc->xfer)
+    if (cc->store)
         return true;
     size_t bytes = store_bytes(c);
     struct tentry *m = os_map_aligned(bytes, OS_PAGE, "heaplab store");
@@ -145,8 +145,8 @@ static bool store_ready(struct class_central *cc, const struct size_class *c)
         return false;
     atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_os.cache_meta_bytes, bytes, memory_order_relaxed);
-    cc->xfer = m;
-    cc->xfer_cap = store_capacity(c);
+    cc->store = m;
+    cc->store_cap = store_capacity(c);
     return true;
 }
 
@@ -154,11 +154,11 @@ static bool store_ready(struct class_central *cc, const struct size_class *c)
  * newest at out[n-1]; returns n. Class lock held. */
 static unsigned take_stored(struct class_central *cc, const struct size_class *c, unsigned want, struct tentry *out)
 {
-    unsigned n = cc->xfer_count < want ? cc->xfer_count : want;
+    unsigned n = cc->store_count < want ? cc->store_count : want;
     if (!n)
         return 0;
-    cc->xfer_count -= n;
-    memcpy(out, cc->xfer + cc->xfer_count, (size_t)n * sizeof *out);
+    cc->store_count -= n;
+    memcpy(out, cc->store + cc->store_count, (size_t)n * sizeof *out);
     cc->out_bytes += (size_t)n * c->size;
     return n;
 }
@@ -178,7 +178,7 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         unsigned head = span_head_index(s);
         uint64_t *bm = span_bitmap(seg, head);
         uintptr_t start = span_start(seg, head);
-        _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slack(seg, head);
+        _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slots(seg, head);
         unsigned words = (c->capacity + 63) / 64;
         unsigned w = s->scan_word;
         while (n < want && w < words) {
@@ -323,11 +323,11 @@ static void return_foreign(unsigned cls, struct foreign_node *foreign)
 
 /* Empties the store into the bitmaps (class lock held); blocks of other
  * heaps go onto *foreign. */
-static void drain_transfer(struct class_central *cc, unsigned heap, const struct size_class *c, uint64_t now,
+static void drain_store(struct class_central *cc, unsigned heap, const struct size_class *c, uint64_t now,
                            struct foreign_node **foreign)
 {
-    return_to_bitmaps(cc, heap, c, cc->xfer, cc->xfer_count, now, foreign);
-    cc->xfer_count = 0;
+    return_to_bitmaps(cc, heap, c, cc->store, cc->store_count, now, foreign);
+    cc->store_count = 0;
 }
 
 void central_drain(unsigned heap, unsigned cls)
@@ -337,7 +337,7 @@ void central_drain(unsigned heap, unsigned cls)
     struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(class_lock(heap, cls));
-    drain_transfer(cc, heap, c, now, &foreign);
+    drain_store(cc, heap, c, now, &foreign);
     core_mutex_unlock(class_lock(heap, cls));
     return_foreign(cls, foreign);
 }
@@ -351,16 +351,16 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
      * blocks from a store only when a flush mixed heaps (sorted out when the
      * store is emptied into the bitmaps); taking them often would mix the
      * heaps' spans again. */
-    if (n >= TRANSFER_MIN_BLOCKS)
+    if (n >= STORE_MIN_BLOCKS)
         heap = heap_of_block(e[0].ptr, c);
     struct class_central *cc = &core_central[heap][cls];
     struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(class_lock(heap, cls));
-    if (n >= TRANSFER_MIN_BLOCKS && store_ready(cc, c) && cc->xfer_count + n <= cc->xfer_cap) {
-        memcpy(cc->xfer + cc->xfer_count, e, (size_t)n * sizeof *e);
-        cc->xfer_count += n;
-        cc->xfer_since_ms = now;
+    if (n >= STORE_MIN_BLOCKS && store_ready(cc, c) && cc->store_count + n <= cc->store_cap) {
+        memcpy(cc->store + cc->store_count, e, (size_t)n * sizeof *e);
+        cc->store_count += n;
+        cc->store_since_ms = now;
     } else {
         return_to_bitmaps(cc, heap, c, e, n, now, &foreign);
     }
@@ -458,8 +458,8 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     /* a store untouched for as long goes to the bitmaps first, where its
      * blocks' pages can be purged (blocks of other heaps to theirs, purged
      * by those heaps' next pass) */
-    if (cc->xfer_count && (age_ms == 0 || now_ms - cc->xfer_since_ms >= age_ms))
-        drain_transfer(cc, heap, c, now_ms, &foreign);
+    if (cc->store_count && (age_ms == 0 || now_ms - cc->store_since_ms >= age_ms))
+        drain_store(cc, heap, c, now_ms, &foreign);
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
@@ -478,7 +478,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         }
         s = older_next;
     }
-    if (!cc->dirty && !cc->xfer_count)
+    if (!cc->dirty && !cc->store_count)
         atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
@@ -510,7 +510,7 @@ static void count_spans(struct span_census *c)
             const struct span *s = &seg->spans[p];
             c->out[cls] += sc->capacity - s->free_count;
             if (s->free_count < sc->capacity) {
-                const uint16_t *slots = span_slack(seg, p);
+                const uint16_t *slots = span_slots(seg, p);
                 for (unsigned i = 0; i < sc->capacity; i++)
                     if (slots[i]) {
                         c->live[cls]++;
@@ -531,7 +531,7 @@ void central_recount_after_fork(void)
         const struct size_class *sc = &core_classes[cls];
         size_t stored = 0, out_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
-            stored += core_central[h][cls].xfer_count;
+            stored += core_central[h][cls].store_count;
             out_bytes += core_central[h][cls].out_bytes;
         }
         size_t own = self ? bin_count(&self->bins[cls]) : 0;

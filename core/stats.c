@@ -31,16 +31,16 @@ size_t stats_free_resident(void)
     return sum;
 }
 
-/* bytes of a span's slack and bitmap slots that are in use (resident) */
+/* bytes of a span's slot array and bitmap that are in use (resident) */
 static size_t span_meta_bytes(const struct size_class *c)
 {
-    size_t slack = ((size_t)c->capacity * sizeof(uint16_t) + OS_PAGE - 1) & ~(OS_PAGE - 1);
-    return (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE + slack;
+    size_t slots = ((size_t)c->capacity * sizeof(uint16_t) + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    return (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE + slots;
 }
 
 static void small_stats(hl_stats_t *s)
 {
-    size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLACK_STRIDE;
+    size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLOTS_STRIDE;
     size_t assigned_pages = 0, out = 0, out_blocks = 0, cached_blocks = 0;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];
