@@ -10,7 +10,6 @@
  *     copied. Fast paths take no lock at all; decay only trylocks. */
 #include "internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 _Atomic int core_initialized;
@@ -38,7 +37,7 @@ void core_unlock_all(void)
 
 /* fork: no lock may be held by a thread that will not exist in the child.
  * init_lock comes first: a thread inside core_init_slow may go on to take
- * class locks (pthread_atfork can allocate). */
+ * class locks (registering the handlers can allocate). */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&init_lock);
@@ -71,7 +70,7 @@ void core_init_slow(void)
         if (os_init() != 0)
             core_fail("the OS page size is not 4 KiB; heaplab cannot run here");
         size_class_init();
-        const char *env = getenv("HEAPLAB_TCACHE");
+        const char *env = os_getenv("HEAPLAB_TCACHE");
         if (env && strcmp(env, "0") == 0)
             atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);
         atomic_store_explicit(&core_clock_ms, os_now_ms(), memory_order_relaxed);
@@ -79,7 +78,9 @@ void core_init_slow(void)
         atomic_store_explicit(&core_initialized, 1, memory_order_release);
         /* last: it may allocate, which must find heaplab ready (that
          * allocation takes class locks, never init_lock) */
-        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        /* (glibc fails this only without memory; the program then runs
+         * without them, as it would have to on any allocator) */
+        (void)os_on_fork(fork_prepare, fork_parent, fork_child);
     }
     pthread_mutex_unlock(&init_lock);
 }

@@ -8,8 +8,12 @@
 #include "os.h"
 
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,4 +113,49 @@ uint64_t os_now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void os_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    /* a wait that finds the word changed fails with EAGAIN: the program's
+     * errno must not see it */
+    int saved = errno;
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+    errno = saved;
+}
+
+void os_futex_wake_one(_Atomic uint32_t *word)
+{
+    int saved = errno;
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+
+void os_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+const char *os_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+static pthread_key_t exit_key;
+
+int os_thread_exit_init(void (*on_exit)(void *))
+{
+    return pthread_key_create(&exit_key, on_exit) == 0 ? 0 : -1;
+}
+
+void os_thread_exit_arm(void *arg)
+{
+    (void)pthread_setspecific(exit_key, arg);
+}
+
+int os_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+    return pthread_atfork(prepare, parent, child) == 0 ? 0 : -1;
 }

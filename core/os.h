@@ -1,13 +1,15 @@
 /* heaplab core: the only contract with the operating system.
  *
- * Every mapping, purge and clock read of the allocator goes through these
- * functions; no other core file includes <sys/mman.h>. Each function says
+ * Every mapping, purge, clock read, futex, environment read and thread or
+ * fork hook of the allocator goes through these functions: a port touches
+ * this header's one implementation (os.c) and nothing else. Each function says
  * what it does to the process's resident set (RSS), because the accounting
  * in stats.c depends on it.
  */
 #ifndef HEAPLAB_OS_H
 #define HEAPLAB_OS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +62,27 @@ int os_remap_inplace(void *p, size_t old_size, size_t new_size) OS_HIDDEN;
  * mapping, and reports every later access to it.)
  * RSS: unchanged (pages move without copying). Returns 0 on success. */
 int os_move_to(void *p, size_t size, void *dst) OS_HIDDEN;
+
+/* Sleeps while *word == expected (or returns at once when it is not, or
+ * spuriously): the contended side of core_mutex (lock.c). */
+void os_futex_wait(_Atomic uint32_t *word, uint32_t expected) OS_HIDDEN;
+/* Wakes one thread sleeping on word. */
+void os_futex_wake_one(_Atomic uint32_t *word) OS_HIDDEN;
+/* A pause in a spin loop (lets the other hyperthread run). */
+void os_cpu_relax(void) OS_HIDDEN;
+
+/* The environment variable `name`, or NULL (read at start-up only). */
+const char *os_getenv(const char *name) OS_HIDDEN;
+
+/* Registers on_exit(arg) to run when a thread that called
+ * os_thread_exit_arm(arg) exits (once per thread). Returns 0 on success. */
+int os_thread_exit_init(void (*on_exit)(void *)) OS_HIDDEN;
+/* May allocate (glibc's second-level key array). */
+void os_thread_exit_arm(void *arg) OS_HIDDEN;
+
+/* Registers handlers around fork(): prepare before, parent and child after.
+ * May allocate. Returns 0 on success. */
+int os_on_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) OS_HIDDEN;
 
 /* Monotonic time in milliseconds: drives the decay of free memory. Not a
  * fast-path call (a vDSO read, tens of nanoseconds). */

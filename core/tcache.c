@@ -24,7 +24,6 @@ _Atomic int core_tcache_on = 1;
 #define TCACHE_BIN_BYTES ((size_t)65536)
 #define TCACHE_MIN_BLOCKS 4u
 
-static pthread_key_t exit_key;
 static _Atomic unsigned next_arena;
 
 /* The bins' layout in a region: bin c's entries start at bin_first[c]. Set
@@ -148,7 +147,9 @@ void tcache_after_fork_child(void)
 
 void tcache_init(void)
 {
-    pthread_key_create(&exit_key, thread_exit);
+    /* without a key (a program that used up every pthread key before the
+     * core started) exiting threads keep their caches: a leak, not a crash */
+    (void)os_thread_exit_init(thread_exit);
     size_t entries = 0;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         bin_first[cls] = (uint32_t)entries;
@@ -170,7 +171,7 @@ static void thread_setup(struct tcache *tc)
     pthread_mutex_unlock(&core_threads.lock);
     /* may allocate (glibc's second-level key array): state INIT serves
      * that request uncached */
-    pthread_setspecific(exit_key, tc);
+    os_thread_exit_arm(tc);
     set_limits(tc, atomic_load_explicit(&core_tcache_on, memory_order_relaxed));
     tc->state = THREAD_ACTIVE;
 }
