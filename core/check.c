@@ -1,6 +1,10 @@
-/* heaplab core: hl_check, the invariant walker. Takes every lock; meant for
- * tests, called while no other thread allocates. */
+/* heaplab core: the small path's validators and hl_check, the invariant
+ * walker. hl_check takes every lock and runs every validator; it is meant
+ * for tests, called while no other thread allocates. The expensive debug
+ * tier runs the same validators from the slow paths. */
 #include "internal.h"
+
+#include <string.h>
 
 int span_is_valid(struct span *s)
 {
@@ -15,19 +19,20 @@ int span_is_valid(struct span *s)
            (s->free_count > 0) == (s->in_partial != 0);
 }
 
-static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, size_t *live_blocks, size_t *purged)
+int span_validate(struct small_seg *seg, unsigned head, struct span_tally *t)
 {
     int bad = 0;
     struct span *s = &seg->spans[head];
     unsigned cls = seg->page_class[head] - 1u;
     const struct size_class *c = &core_classes[cls];
-    if (s->cls != cls || s->pages != c->span_pages || head % c->span_pages || s->heap >= SMALL_HEAPS) {
+    if (seg->page_class[head] == 0 || s->cls != cls || s->pages != c->span_pages || head % c->span_pages ||
+        s->heap >= SMALL_HEAPS) {
         core_report("span header disagrees with the page table", span_start(seg, head));
         return 1;
     }
     const uint64_t *bm = span_bitmap(seg, head);
     _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slots(seg, head);
-    size_t free_bits = 0;
+    size_t free_bits = 0, live = 0;
     size_t words = (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE / sizeof(uint64_t);
     for (size_t w = 0; w < words; w++) {
         uint64_t bits = bm[w];
@@ -54,7 +59,7 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
                 }
             } else {
                 if (sl != 0)
-                    (*live_blocks)++;
+                    live++;
                 if (sl > c->size + 1) {
                     core_report("recorded request larger than the block", span_start(seg, head) + idx * c->size);
                     bad++;
@@ -79,15 +84,18 @@ static int check_span(struct small_seg *seg, unsigned head, size_t *out_blocks, 
         core_report("span partial-list membership wrong", span_start(seg, head));
         bad++;
     }
-    *out_blocks += c->capacity - s->free_count;
-    *purged += (size_t)__builtin_popcountll(s->purged) * OS_PAGE;
+    if (t) {
+        t->out_blocks += c->capacity - s->free_count;
+        t->live_blocks += live;
+        t->purged_bytes += (size_t)__builtin_popcountll(s->purged) * OS_PAGE;
+    }
     return bad;
 }
 
 /* Checks entries e[0..n) of free blocks of class `cls` (a thread cache
  * bin or a store): each must be a block of that class, carry its own slot
  * and not be live. At the first bad one it reports `what` and stops. */
-static void check_entries(const struct tentry *e, size_t n, unsigned cls, const char *what, int *bad)
+static int check_entries(const struct tentry *e, size_t n, unsigned cls, const char *what)
 {
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
@@ -95,26 +103,26 @@ static void check_entries(const struct tentry *e, size_t n, unsigned cls, const 
             e[i].slot != small_slot_of(a, &core_classes[cls]) ||
             atomic_load_explicit(e[i].slot, memory_order_relaxed) != 0) {
             core_report(what, a);
-            (*bad)++;
-            break;
+            return 1;
         }
     }
+    return 0;
 }
 
-/* One heap's state of one class: its lists, its store and counters. */
-static int check_central(const struct class_central *cc, unsigned heap, unsigned cls, size_t spans, size_t purged)
+int central_validate(unsigned heap, unsigned cls)
 {
     int bad = 0;
-    const struct size_class *c = &core_classes[cls];
+    const struct class_central *cc = &core_central[heap][cls];
     for (struct span *s = cc->partial; s; s = s->next)
-        if (s->cls != cls || s->heap != heap || !s->in_partial || s->free_count == 0) {
-            core_report("partial list holds a wrong span", cls);
+        if (s->cls != cls || s->heap != heap || !s->in_partial || s->free_count == 0 || (s->next && s->next->prev != s)) {
+            core_report("partial list holds a wrong span; class", cls);
             bad++;
             break;
         }
     for (struct span *s = cc->dirty; s; s = s->dnext)
-        if (s->cls != cls || s->heap != heap || !s->in_dirty || (s->dnext && s->dnext->dprev != s)) {
-            core_report("dirty list broken", cls);
+        if (s->cls != cls || s->heap != heap || !s->in_dirty || (s->dnext && s->dnext->dprev != s) ||
+            (!s->dnext && cc->dirty_tail != s)) {
+            core_report("dirty list broken; class", cls);
             bad++;
             break;
         }
@@ -122,22 +130,32 @@ static int check_central(const struct class_central *cc, unsigned heap, unsigned
         core_report("store holds more entries than it has room for; class", cls);
         bad++;
     } else {
-        check_entries(cc->store, cc->store_count, cls, "store holds a live block or one of another class", &bad);
-    }
-    if (spans != cc->spans || spans * ((size_t)1 << c->span_shift) != cc->span_bytes || purged != cc->purged_bytes) {
-        core_report("class counters disagree with its spans; class", cls);
-        bad++;
+        bad += check_entries(cc->store, cc->store_count, cls, "store holds a live block or one of another class");
     }
     return bad;
 }
 
+int bin_validate(const struct tcache *tc, unsigned cls)
+{
+    const struct tbin *b = &tc->bins[cls];
+    if (bin_bytes_held(b) > b->end_lo - b->base_lo || bin_bytes_held(b) % sizeof(struct tentry) != 0) {
+        core_report("thread cache bin out of its bounds; class", cls);
+        return 1;
+    }
+    return check_entries(bin_base(b), bin_count(b), cls, "thread cache holds a live block or one of another class");
+}
+
+/* Every small segment and span, each class's central state against them,
+ * and the blocks out of spans against the live, cached and stored ones. */
 static int check_small(void)
 {
     int bad = 0;
     /* spans and purged bytes per heap; blocks out per class (a heap's
      * out_bytes alone is not meaningful, see class_central) */
-    size_t spans[SMALL_HEAPS][NCLASSES] = {{0}}, purged[SMALL_HEAPS][NCLASSES] = {{0}};
-    size_t out[NCLASSES] = {0}, live[NCLASSES] = {0};
+    static size_t spans[SMALL_HEAPS][NCLASSES];
+    static struct span_tally tally[SMALL_HEAPS][NCLASSES];
+    memset(spans, 0, sizeof spans);
+    memset(tally, 0, sizeof tally);
     size_t segs = 0, free_pages = 0;
     for (struct small_seg *seg = core_pool.head; seg; seg = seg->next, segs++) {
         if (seg->magic != SMALL_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_SMALL ||
@@ -166,7 +184,7 @@ static int check_small(void)
                 }
             unsigned h = seg->spans[p].heap % SMALL_HEAPS;
             spans[h][cls]++;
-            bad += check_span(seg, p, &out[cls], &live[cls], &purged[h][cls]);
+            bad += span_validate(seg, p, &tally[h][cls]);
             p += k;
         }
     }
@@ -185,32 +203,32 @@ static int check_small(void)
     pthread_mutex_unlock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];
-        size_t store = 0, out_bytes = 0;
+        size_t stored = 0, out_bytes = 0, out = 0, live = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
             const struct class_central *cc = &core_central[h][cls];
-            bad += check_central(cc, h, cls, spans[h][cls], purged[h][cls]);
-            store += cc->store_count;
+            bad += central_validate(h, cls);
+            if (spans[h][cls] != cc->spans || spans[h][cls] * ((size_t)1 << c->span_shift) != cc->span_bytes ||
+                tally[h][cls].purged_bytes != cc->purged_bytes) {
+                core_report("class counters disagree with its spans; class", cls);
+                bad++;
+            }
+            stored += cc->store_count;
             out_bytes += cc->out_bytes;
+            out += tally[h][cls].out_blocks;
+            live += tally[h][cls].live_blocks;
         }
-        if ((out[cls] - store) * c->size != out_bytes) {
+        if ((out - stored) * c->size != out_bytes) {
             core_report("class's blocks out disagree with its spans; class", cls);
             bad++;
         }
-        if (out[cls] != live[cls] + cached[cls] + store) {
+        if (out != live + cached[cls] + stored) {
             core_report("blocks out of spans != live + cached + in stores; class", cls);
             bad++;
         }
     }
     /* the calling thread's cache, block by block */
-    for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        const struct tbin *b = &core_tc.bins[cls];
-        if (bin_bytes_held(b) > b->end_lo - b->base_lo || bin_bytes_held(b) % sizeof(struct tentry) != 0) {
-            core_report("thread cache bin out of its bounds; class", cls);
-            bad++;
-            continue;
-        }
-        check_entries(bin_base(b), bin_count(b), cls, "thread cache holds a live block or one of another class", &bad);
-    }
+    for (unsigned cls = 0; cls < NCLASSES; cls++)
+        bad += bin_validate(&core_tc, cls);
     return bad;
 }
 
@@ -219,7 +237,9 @@ int hl_check(void)
     if (!atomic_load_explicit(&core_initialized, memory_order_acquire))
         return 0;
     core_lock_all();
-    int bad = check_small() + medium_check() + large_check();
+    int bad = check_small() + large_lists_validate();
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
+        bad += arena_validate(i);
     core_unlock_all();
     hl_stats_t s;
     hl_stats(&s);

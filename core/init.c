@@ -10,9 +10,23 @@
  *     copied. Fast paths take no lock at all; decay only trylocks. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 _Atomic int core_initialized;
+#if HEAPLAB_MUTANTS
+/* the deliberate mistake this process makes (HEAPLAB_MUTANT; 0: none) */
+int core_mutant;
+static void mutant_from_env(void)
+{
+    const char *m = os_getenv("HEAPLAB_MUTANT");
+    core_mutant = m ? (int)strtol(m, NULL, 10) : 0;
+}
+#else
+static void mutant_from_env(void)
+{
+}
+#endif
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void core_lock_all(void)
@@ -70,6 +84,7 @@ void core_init_slow(void)
         if (os_init() != 0)
             core_fail("the OS page size is not 4 KiB; heaplab cannot run here");
         size_class_init();
+        mutant_from_env();
         const char *env = os_getenv("HEAPLAB_TCACHE");
         if (env && strcmp(env, "0") == 0)
             atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);

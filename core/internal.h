@@ -31,12 +31,23 @@
 #include "lock.h"
 #include "os.h"
 
-/* One debug level: 0 (release) or 1 (extra validation on every operation). */
+/* The debug level: 0 (release), 1 (internal checks) or 2 (expensive checks
+ * too); see "checks in three tiers" below. */
 #ifndef HEAPLAB_DEBUG
 #define HEAPLAB_DEBUG 0
 #endif
-#if HEAPLAB_DEBUG != 0 && HEAPLAB_DEBUG != 1
-#error "HEAPLAB_DEBUG must be 0 or 1"
+#if HEAPLAB_DEBUG != 0 && HEAPLAB_DEBUG != 1 && HEAPLAB_DEBUG != 2
+#error "HEAPLAB_DEBUG must be 0, 1 or 2"
+#endif
+/* Deliberate mistakes for the mutation test (tests/core/mutants.c): built
+ * only into the core_mutants library, where HEAPLAB_MUTANTS is 1 and the
+ * environment's HEAPLAB_MUTANT picks one. Elsewhere CORE_MUTANT(n) is the
+ * constant 0 and every mistake compiles away. */
+#ifndef HEAPLAB_MUTANTS
+#define HEAPLAB_MUTANTS 0
+#endif
+#if HEAPLAB_MUTANTS != 0 && HEAPLAB_MUTANTS != 1
+#error "HEAPLAB_MUTANTS must be 0 or 1"
 #endif
 
 #define CORE_INTERNAL __attribute__((visibility("hidden")))
@@ -296,6 +307,21 @@ unsigned span_head_index(struct span *s) CORE_INTERNAL;
 /* Unmaps empty segments (keeping `keep` of them); returns bytes unmapped. */
 size_t segment_release_empty(unsigned keep) CORE_INTERNAL;
 
+/* What the spans themselves say, per class: spans, blocks out of them
+ * (bitmap free counts), blocks among those that are live (slots set),
+ * purged bytes (the spans' masks); and the bytes the live blocks were asked
+ * for. Independent of the counters kept where blocks move, so stats and the
+ * fork recount can be checked against them. */
+struct small_census {
+    size_t spans[NCLASSES], out[NCLASSES], live[NCLASSES], purged[NCLASSES];
+    size_t requested;
+};
+/* Takes the census (pool lock held, and the class locks for a quiescent
+ * picture). Reads every span's header and the slot array of every span
+ * with a block out: proportional to the small heap's metadata, never its
+ * blocks. */
+void small_census_take(struct small_census *c) CORE_INTERNAL;
+
 /* Segment pool state, guarded by pool_lock. */
 struct segment_pool {
     core_mutex lock;
@@ -469,6 +495,12 @@ static inline uint32_t bin_limit_of(const struct tbin *b)
     return (b->end_lo - b->base_lo) / (uint32_t)sizeof(struct tentry);
 }
 
+/* base <= top <= end, for its owner (the debug tier's check) */
+static inline bool bin_in_bounds(const struct tbin *b)
+{
+    return bin_bytes_held(b) <= b->end_lo - b->base_lo && bin_bytes_held(b) % sizeof(struct tentry) == 0;
+}
+
 /* Most entries a bin holds (tcache.c sizes the bins up to this). */
 #define TCACHE_MAX_BLOCKS 256u
 
@@ -570,7 +602,7 @@ void medium_unlock_all(void) CORE_INTERNAL;
 void medium_stats(hl_stats_t *s) CORE_INTERNAL;
 /* the medium arenas' lanes of free resident bytes, summed */
 size_t medium_free_resident(void) CORE_INTERNAL;
-int medium_check(void) CORE_INTERNAL;
+
 
 /* ---- large mappings (large.c) ------------------------------------------ */
 
@@ -589,7 +621,7 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) CORE_INTERNAL;
 void large_lock(void) CORE_INTERNAL;
 void large_unlock(void) CORE_INTERNAL;
 void large_stats(hl_stats_t *s) CORE_INTERNAL;
-int large_check(void) CORE_INTERNAL;
+
 
 /* ---- decay (decay.c) --------------------------------------------------- */
 
@@ -671,16 +703,66 @@ void core_report(const char *msg, uintptr_t value) CORE_INTERNAL;
 #define CORE_INVALID_REALLOC "realloc(): invalid pointer"
 #define CORE_INVALID_USABLE "malloc_usable_size(): invalid pointer"
 
-/* ---- validators (check.c), run on every operation when HEAPLAB_DEBUG ---- */
+/* ---- checks in three tiers ---------------------------------------------- */
 
-/* 1 when the span's bitmap, free count and purged mask agree (class lock held) */
+/* Pointer validation, which keeps a bad pointer from corrupting memory, is
+ * always on (core_fail_pointer at the call). HEAPLAB_DEBUG adds:
+ *   1: CORE_ASSERT, a slow path's preconditions (a class or heap in range, a
+ *      lock held, a bin within its bounds) and cheap postconditions of what
+ *      it changed (one span's bitmap, one block's tags);
+ *   2: also CORE_ASSERT_EXPENSIVE, the validator of the structure a slow
+ *      path changed (a heap's class, a thread's bin, a medium arena, the
+ *      large lists), run whole after the change.
+ * Below its level a check compiles to nothing (its condition is
+ * type-checked, never evaluated), so call sites carry no #if. */
+#ifdef __FILE_NAME__
+#define CORE_FILE __FILE_NAME__
+#else
+#define CORE_FILE __FILE__
+#endif
+#define CORE_STRING_(x) #x
+#define CORE_STRING(x) CORE_STRING_(x)
+#define CORE_ASSERT_LEVEL(level, cond, what)                                                          \
+    do {                                                                                              \
+        if (HEAPLAB_DEBUG >= (level) && CORE_UNLIKELY(!(cond)))                                       \
+            core_fail("assertion failed at " CORE_FILE ":" CORE_STRING(__LINE__) ": " what);          \
+    } while (0)
+#define CORE_ASSERT(cond, what) CORE_ASSERT_LEVEL(1, cond, what)
+#define CORE_ASSERT_EXPENSIVE(cond, what) CORE_ASSERT_LEVEL(2, cond, what)
+
+#if HEAPLAB_MUTANTS
+extern int core_mutant CORE_INTERNAL;
+#define CORE_MUTANT(n) CORE_UNLIKELY(core_mutant == (n))
+#else
+#define CORE_MUTANT(n) 0
+#endif
+
+/* ---- validators (check.c, medium.c, large.c) ----------------------------
+ * Each walks one structure, reports every broken invariant with
+ * core_report and returns how many broke. hl_check() runs them all; the
+ * expensive tier runs the one a slow path just changed. */
+
+/* 1 when the span's bitmap, free count and partial-list flag agree (class
+ * lock held): the cheap check of one span */
 int span_is_valid(struct span *s) CORE_INTERNAL;
-/* aborts with `what` when `ok` is 0: the debug-level assertion */
-static inline void core_assert(int ok, const char *what)
-{
-    if (CORE_UNLIKELY(!ok))
-        core_fail(what);
-}
+/* Counts kept while a span is validated, for hl_check's totals. */
+struct span_tally {
+    size_t out_blocks, live_blocks, purged_bytes;
+};
+/* Every block of the span at page `head` of `seg` (class lock held): free
+ * blocks hold no request, live ones fit their block, no purged OS page
+ * overlaps a block that is out; adds to *t when t is not NULL. */
+int span_validate(struct small_seg *seg, unsigned head, struct span_tally *t) CORE_INTERNAL;
+/* Class `cls` of small heap `heap` (its class lock held): its partial and
+ * dirty lists and its store. */
+int central_validate(unsigned heap, unsigned cls) CORE_INTERNAL;
+/* Bin `cls` of thread cache tc (its owner, or with the thread stopped):
+ * within its bounds, every entry a free block of the class with its slot. */
+int bin_validate(const struct tcache *tc, unsigned cls) CORE_INTERNAL;
+/* Medium arena `index` (its lock held): every tag, bin, reuse entry, counter. */
+int arena_validate(unsigned index) CORE_INTERNAL;
+/* The large live and cache lists and their counters (large lock held). */
+int large_lists_validate(void) CORE_INTERNAL;
 
 
 /* ---- small block slots, for the paths (api.c, tcache.c) and check.c ---- */

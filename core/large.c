@@ -59,6 +59,13 @@ static struct {
     size_t allocs, frees;
 } L = {.lock = CORE_MUTEX_INIT};
 
+/* The expensive tier's check before the lock goes (lock held). */
+static void lists_checked_unlock(void)
+{
+    CORE_ASSERT_EXPENSIVE(large_lists_validate() == 0, "large lists invalid");
+    core_mutex_unlock(&L.lock);
+}
+
 static void list_push(struct large_hdr **head, struct large_hdr *h)
 {
     h->prev = NULL;
@@ -93,6 +100,7 @@ static void unmap_mapping(struct large_hdr *h)
 
 static struct large_hdr *cache_take(size_t need)
 {
+    CORE_ASSERT(core_mutex_is_held(&L.lock), "large cache read without the lock");
     struct large_hdr *best = NULL;
     for (struct large_hdr *h = L.cache; h; h = h->next)
         if (h->map_size >= need && h->map_size / LARGE_REUSE_FACTOR <= need && (!best || h->map_size < best->map_size))
@@ -108,6 +116,7 @@ static struct large_hdr *cache_take(size_t need)
 /* the largest cached mapping smaller than `need` (removed from the cache) */
 static struct large_hdr *cache_take_smaller(size_t need)
 {
+    CORE_ASSERT(core_mutex_is_held(&L.lock), "large cache read without the lock");
     struct large_hdr *best = NULL;
     for (struct large_hdr *h = L.cache; h; h = h->next)
         if (h->map_size < need && (!best || h->map_size > best->map_size))
@@ -152,19 +161,23 @@ static struct large_hdr *grow_mapping(struct large_hdr *h, size_t need)
 
 static void live_insert(struct large_hdr *h, size_t offset, size_t request)
 {
+    CORE_ASSERT(core_mutex_is_held(&L.lock) && offset + request <= h->map_size,
+                "large block listed without the lock, or bigger than its mapping");
     h->check = LARGE_MAGIC ^ (uintptr_t)h;
     h->offset = offset;
     h->request = request;
     h->state = LARGE_LIVE;
     list_push(&L.live, h);
     L.live_count++;
-    L.live_map += h->map_size;
+    /* mutant 6: a large block's mapping left out of the counters */
+    L.live_map += CORE_MUTANT(6) ? 0 : h->map_size;
     L.live_offset += offset;
     L.live_request += request;
 }
 
 static void live_remove(struct large_hdr *h)
 {
+    CORE_ASSERT(core_mutex_is_held(&L.lock) && h->state == LARGE_LIVE, "large block unlisted without the lock, or not live");
     list_remove(&L.live, h);
     L.live_count--;
     L.live_map -= h->map_size;
@@ -188,7 +201,7 @@ static void *chunk_aligned_malloc(size_t size, size_t align)
     core_mutex_lock(&L.lock);
     live_insert(h, OS_PAGE, size);
     L.allocs++;
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     tcache_note_live((intptr_t)size);
     decay_tick(&core_tc.slow_events);
     return (char *)h + OS_PAGE;
@@ -208,7 +221,7 @@ void *large_malloc(size_t size, size_t align, bool zero)
     core_mutex_lock(&L.lock);
     struct large_hdr *h = cache_take(need);
     struct large_hdr *smaller = h ? NULL : cache_take_smaller(need);
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     bool fresh = false;
     if (smaller) {
         /* its resident pages are reused; only the growth is new */
@@ -230,7 +243,7 @@ void *large_malloc(size_t size, size_t align, bool zero)
     core_mutex_lock(&L.lock);
     live_insert(h, offset, size);
     L.allocs++;
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     void *p = (char *)h + offset;
     if (zero && !fresh)
         memset(p, 0, size);
@@ -298,7 +311,7 @@ void large_free(void *p)
             evict = old;
         }
     }
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     if (evict)
         unmap_mapping(evict);
     tcache_note_live(-(intptr_t)request);
@@ -316,7 +329,7 @@ void *large_realloc(void *p, size_t size)
     size_t old_request = h->request;
     core_mutex_lock(&L.lock);
     live_remove(h);
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     struct large_hdr *result = h;
     size_t old_map = h->map_size;
     if (need <= old_map) {
@@ -331,7 +344,7 @@ void *large_realloc(void *p, size_t size)
         live_insert(result, offset, size);
     else
         live_insert(h, offset, old_request);
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     if (!result)
         return NULL;
     tcache_note_live((intptr_t)(size - old_request));
@@ -360,7 +373,7 @@ size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try)
         }
         h = next;
     }
-    core_mutex_unlock(&L.lock);
+    lists_checked_unlock();
     while (victims) {
         struct large_hdr *next = victims->next;
         released += victims->map_size;
@@ -380,18 +393,23 @@ void large_unlock(void)
     core_mutex_unlock(&L.lock);
 }
 
+/* Live, rounding and metadata from the live blocks' headers, the cache
+ * from its list, the mapped total from the counters (see stats.c). */
 void large_stats(hl_stats_t *s)
 {
     s->mapped += L.live_map + L.cache_bytes;
-    s->live += L.live_request;
-    s->metadata += L.live_offset;
-    s->rounding += L.live_map - L.live_offset - L.live_request;
-    s->large_cache += L.cache_bytes;
+    for (const struct large_hdr *h = L.live; h; h = h->next) {
+        s->live += h->request;
+        s->metadata += h->offset;
+        s->rounding += h->map_size - h->offset - h->request;
+    }
+    for (const struct large_hdr *h = L.cache; h; h = h->next)
+        s->large_cache += h->map_size;
     s->alloc_count += L.allocs;
     s->free_count += L.frees;
 }
 
-int large_check(void)
+int large_lists_validate(void)
 {
     int bad = 0;
     size_t n = 0, map = 0, off = 0, req = 0;

@@ -34,6 +34,12 @@ static inline bool core_mutex_trylock(core_mutex *m)
                                                    memory_order_relaxed);
 }
 
+/* held by some thread: the debug tier's precondition (it cannot tell which) */
+static inline bool core_mutex_is_held(core_mutex *m)
+{
+    return atomic_load_explicit(&m->state, memory_order_relaxed) != CORE_MUTEX_FREE;
+}
+
 static inline void core_mutex_lock(core_mutex *m)
 {
     if (__builtin_expect(!core_mutex_trylock(m), 0))

@@ -163,7 +163,8 @@ static unsigned bin_of(size_t size)
 
 static void bin_insert(struct arena *ar, struct mfree *f)
 {
-    unsigned b = bin_of(block_size(&f->tag));
+    /* mutant 3: a block put in the wrong bin */
+    unsigned b = bin_of(block_size(&f->tag)) + (CORE_MUTANT(3) && bin_of(block_size(&f->tag)) + 1 < NBINS);
     f->bin = b;
     f->prev = NULL;
     f->next = ar->bins[b];
@@ -328,7 +329,8 @@ static void count_freed(struct arena *ar, struct mblock *b)
     ar->used_bytes -= size;
     ar->used_count--;
     ar->live_request -= b->request;
-    ar->free_bytes += size;
+    /* mutant 1: a lost counter update */
+    ar->free_bytes += CORE_MUTANT(1) ? 0 : size;
     ar->frees++;
 }
 
@@ -336,10 +338,12 @@ static void count_freed(struct arena *ar, struct mblock *b)
  * bins the result (lock held). */
 static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
 {
+    CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium merge without the arena lock");
     size_t size = block_size(b);
     struct mblock *start = b;
     struct mblock *next = block_after(b);
-    if (!block_used(next)) {
+    /* mutant 2: a skipped coalesce */
+    if (!block_used(next) && !CORE_MUTANT(2)) {
         free_list_remove(ar, (struct mfree *)next);
         size += block_size(next);
     }
@@ -360,9 +364,7 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
         b->size_flags &= ~MB_USED;
     bin_insert(ar, f);
     dirty_push(ar, f, now);
-#if HEAPLAB_DEBUG
-    core_assert(block_is_valid(&f->tag), "medium tags inconsistent after a free");
-#endif
+    CORE_ASSERT(block_is_valid(&f->tag), "medium tags inconsistent after a free");
 }
 
 /* The counters of a free block b that becomes live with `request` (lock
@@ -399,6 +401,7 @@ static void reuse_remove(struct reuse_cache *rc, unsigned k, unsigned i)
  * arena's cache is full (lock held). */
 static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
 {
+    CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache changed without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
     size_t size = block_size(b);
     unsigned k = bin_of(size);
@@ -418,6 +421,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
  * with `request`; NULL when none (lock held). */
 static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
 {
+    CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache read without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
     unsigned first = bin_of(need);
     /* a fitting block sits in need's bin or the next one */
@@ -478,6 +482,8 @@ static struct mfree *find_fit(struct arena *ar, size_t need)
 /* Takes `need` bytes from the front of free block f (removed from lists). */
 static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size_t request)
 {
+    CORE_ASSERT(core_mutex_is_held(&ar->lock) && !block_used(&f->tag) && block_size(&f->tag) >= need,
+                "medium carve without the arena lock, or from a block that is not free and big enough");
     struct medium_seg *seg = medium_seg_of(f);
     size_t size = block_size(&f->tag);
     bool was_dirty = f->in_dirty;
@@ -498,9 +504,7 @@ static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size
     touch_range(ar, seg, (uintptr_t)b, (uintptr_t)b + size);
     b->size_flags = size | MB_USED;
     count_taken(ar, b, request);
-#if HEAPLAB_DEBUG
-    core_assert(block_is_valid(b), "medium tags inconsistent after a split");
-#endif
+    CORE_ASSERT(block_is_valid(b), "medium tags inconsistent after a split");
     return b;
 }
 
@@ -521,6 +525,7 @@ static struct arena *lock_some_arena(unsigned *index)
 
 void *medium_malloc(size_t size)
 {
+    CORE_ASSERT(size > SMALL_MAX && size <= MEDIUM_MAX, "medium malloc of a size outside the medium range");
     size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
@@ -539,6 +544,7 @@ void *medium_malloc(size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
+    CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a malloc");
     core_mutex_unlock(&ar->lock);
     tcache_note_live((intptr_t)size);
     decay_tick(&core_tc.slow_events);
@@ -613,7 +619,8 @@ void medium_free(void *p)
 {
     medium_validate(p, CORE_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
-    struct arena *ar = &arenas[medium_seg_of(b)->arena];
+    unsigned index = medium_seg_of(b)->arena;
+    struct arena *ar = &arenas[index];
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(&ar->lock);
     check_neighbour_tags(b, false);
@@ -623,6 +630,7 @@ void medium_free(void *p)
         release_block(ar, b, now);
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
+    CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a free");
     core_mutex_unlock(&ar->lock);
     tcache_note_live(-(intptr_t)request);
     decay_tick(&core_tc.slow_events);
@@ -631,8 +639,8 @@ void medium_free(void *p)
 int medium_resize_inplace(void *p, size_t size)
 {
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
-    struct medium_seg *seg = medium_seg_of(b);
-    struct arena *ar = &arenas[seg->arena];
+    unsigned index = medium_seg_of(b)->arena;
+    struct arena *ar = &arenas[index];
     size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
     int rc = -1;
     core_mutex_lock(&ar->lock);
@@ -673,6 +681,7 @@ int medium_resize_inplace(void *p, size_t size)
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
+    CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a resize");
     core_mutex_unlock(&ar->lock);
     if (rc == 0)
         tcache_note_live((intptr_t)(size - old_request));
@@ -717,6 +726,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
         }
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
+        CORE_ASSERT_EXPENSIVE(arena_validate(i) == 0, "medium arena invalid after a purge");
         core_mutex_unlock(&ar->lock);
     }
     return released;
@@ -744,16 +754,47 @@ void medium_unlock_all(void)
 
 /* ---- accounting and checking (all arena locks held) ------------------------ */
 
+/* The states of one segment's blocks from their tags: live requests, the
+ * rounding of live blocks, their count, and the purged bytes of the
+ * segment's mask. */
+struct medium_census {
+    size_t live, rounding, live_blocks, purged, segments;
+};
+
+static void census_segment(const struct medium_seg *seg, struct medium_census *c)
+{
+    const struct mblock *b = (const struct mblock *)((const char *)seg + HEAP_START);
+    const struct mblock *end = (const struct mblock *)((const char *)seg + HEAP_END);
+    /* (a size that does not move the walk forward would never end it: the
+     * stats are then off, and hl_check names the tag) */
+    while (b < end && block_size(b) >= MIN_FREE_BYTES) {
+        if (block_used(b) && b->request != REUSE_MARK) {
+            c->live += b->request;
+            c->rounding += block_size(b) - TAG_BYTES - b->request;
+            c->live_blocks++;
+        }
+        b = (const struct mblock *)((const char *)b + block_size(b));
+    }
+    for (size_t w = 0; w < SEG_OS_PAGES / 64; w++)
+        c->purged += (size_t)__builtin_popcountll(seg->purged[w]) * OS_PAGE;
+    c->segments++;
+}
+
+/* Live and rounding from the tags, free from the arena's counters,
+ * untouched from the segments' masks (see stats.c). */
 void medium_stats(hl_stats_t *s)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
         struct arena *ar = &arenas[i];
+        struct medium_census c = {0};
+        for (const struct medium_seg *seg = ar->segs; seg; seg = seg->next)
+            census_segment(seg, &c);
         s->mapped += ar->segments * SEG_SIZE;
-        s->metadata += ar->segments * (HEAP_START + TAG_BYTES) + ar->used_count * TAG_BYTES;
-        s->live += ar->live_request;
-        s->rounding += ar->used_bytes - ar->used_count * TAG_BYTES - ar->live_request;
+        s->metadata += c.segments * (HEAP_START + TAG_BYTES) + c.live_blocks * TAG_BYTES;
+        s->live += c.live;
+        s->rounding += c.rounding;
         s->medium_free += ar->free_bytes - ar->purged_bytes;
-        s->untouched += ar->purged_bytes;
+        s->untouched += c.purged;
         s->alloc_count += ar->allocs;
         s->free_count += ar->frees;
     }
@@ -835,63 +876,61 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
     return bad;
 }
 
-int medium_check(void)
+int arena_validate(unsigned i)
 {
     int bad = 0;
-    for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
-        struct arena *ar = &arenas[i];
-        size_t free_b = 0, used_b = 0, used_n = 0, req = 0, purged = 0, free_n = 0, nseg = 0;
-        size_t cached_b = 0, cached_n = 0;
-        for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
-            if (seg->arena != i) {
-                core_report("medium segment listed in the wrong arena", (uintptr_t)seg);
+    struct arena *ar = &arenas[i];
+    size_t free_b = 0, used_b = 0, used_n = 0, req = 0, purged = 0, free_n = 0, nseg = 0;
+    size_t cached_b = 0, cached_n = 0;
+    for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
+        if (seg->arena != i) {
+            core_report("medium segment listed in the wrong arena", (uintptr_t)seg);
+            bad++;
+        }
+        bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n, &cached_b, &cached_n);
+    }
+    /* every block marked cached is in the reuse cache, in its bin */
+    size_t listed_b = 0, listed_n = 0;
+    for (unsigned k = 0; k < NBINS; k++) {
+        for (unsigned e = 0; e < ar->reuse.count[k]; e++) {
+            struct mblock *b = ar->reuse.blocks[k][e];
+            listed_b += block_size(b);
+            listed_n++;
+            if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
+                ar->reuse.sizes[k][e] != block_size(b)) {
+                core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                 bad++;
             }
-            bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n, &cached_b, &cached_n);
         }
-        /* every block marked cached is in the reuse cache, in its bin */
-        size_t listed_b = 0, listed_n = 0;
-        for (unsigned k = 0; k < NBINS; k++) {
-            for (unsigned e = 0; e < ar->reuse.count[k]; e++) {
-                struct mblock *b = ar->reuse.blocks[k][e];
-                listed_b += block_size(b);
-                listed_n++;
-                if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
-                    ar->reuse.sizes[k][e] != block_size(b)) {
-                    core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
-                    bad++;
-                }
-            }
-        }
-        if (listed_n != cached_n || listed_b != cached_b || listed_b != ar->reuse.bytes) {
-            core_report("medium reuse cache disagrees with the blocks marked cached", listed_n);
+    }
+    if (listed_n != cached_n || listed_b != cached_b || listed_b != ar->reuse.bytes) {
+        core_report("medium reuse cache disagrees with the blocks marked cached", listed_n);
+        bad++;
+    }
+    size_t binned = 0;
+    for (unsigned bi = 0; bi < NBINS; bi++) {
+        bool has = ar->nonempty[bi / 64] & ((uint64_t)1 << (bi % 64));
+        if (has != (ar->bins[bi] != NULL)) {
+            core_report("medium bin bitmap disagrees with bin", bi);
             bad++;
         }
-        size_t binned = 0;
-        for (unsigned bi = 0; bi < NBINS; bi++) {
-            bool has = ar->nonempty[bi / 64] & ((uint64_t)1 << (bi % 64));
-            if (has != (ar->bins[bi] != NULL)) {
-                core_report("medium bin bitmap disagrees with bin", bi);
+        for (struct mfree *f = ar->bins[bi]; f; f = f->next) {
+            binned++;
+            if (block_used(&f->tag) || f->bin != bi) {
+                core_report("medium bin holds a used or misfiled block", (uintptr_t)f);
                 bad++;
-            }
-            for (struct mfree *f = ar->bins[bi]; f; f = f->next) {
-                binned++;
-                if (block_used(&f->tag) || f->bin != bi) {
-                    core_report("medium bin holds a used or misfiled block", (uintptr_t)f);
-                    bad++;
-                    break;
-                }
+                break;
             }
         }
-        if (binned != free_n) {
-            core_report("medium free blocks not all in bins", binned);
-            bad++;
-        }
-        if (nseg != ar->segments || free_b != ar->free_bytes || used_b != ar->used_bytes || used_n != ar->used_count ||
-            req != ar->live_request || purged != ar->purged_bytes) {
-            core_report("medium arena counters disagree with its blocks", i);
-            bad++;
-        }
+    }
+    if (binned != free_n) {
+        core_report("medium free blocks not all in bins", binned);
+        bad++;
+    }
+    if (nseg != ar->segments || free_b != ar->free_bytes || used_b != ar->used_bytes || used_n != ar->used_count ||
+        req != ar->live_request || purged != ar->purged_bytes) {
+        core_report("medium arena counters disagree with its blocks", i);
+        bad++;
     }
     return bad;
 }

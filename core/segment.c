@@ -166,3 +166,34 @@ size_t segment_release_empty(unsigned keep)
     core_mutex_unlock(&core_pool.lock);
     return released;
 }
+
+void small_census_take(struct small_census *c)
+{
+    memset(c, 0, sizeof *c);
+    for (struct small_seg *seg = core_pool.head; seg; seg = seg->next) {
+        for (unsigned p = SMALL_FIRST_PAGE; p < PAGES_PER_SEG;) {
+            if (seg->page_class[p] == 0) {
+                p++;
+                continue;
+            }
+            unsigned cls = seg->page_class[p] - 1u;
+            const struct size_class *sc = &core_classes[cls];
+            const struct span *s = &seg->spans[p];
+            c->spans[cls]++;
+            c->out[cls] += sc->capacity - s->free_count;
+            c->purged[cls] += (size_t)__builtin_popcountll(s->purged) * OS_PAGE;
+            if (s->free_count < sc->capacity) {
+                /* (the fast paths write slots without a lock) */
+                _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slots(seg, p);
+                for (unsigned i = 0; i < sc->capacity; i++) {
+                    uint16_t v = atomic_load_explicit(&slots[i], memory_order_relaxed);
+                    if (v) {
+                        c->live[cls]++;
+                        c->requested += (size_t)v - 1;
+                    }
+                }
+            }
+            p += sc->span_pages;
+        }
+    }
+}

@@ -20,6 +20,21 @@ struct class_lock_line core_class_locks[SMALL_HEAPS][CLASS_LOCKS];
 struct dirty_mask core_dirty_classes[SMALL_HEAPS];
 _Atomic uint64_t core_clock_ms;
 
+/* Takes the lock of class `cls` of `heap` (which must be in range). */
+static void class_lock_take(unsigned heap, unsigned cls)
+{
+    CORE_ASSERT(heap < SMALL_HEAPS && cls < NCLASSES, "a small heap or class out of range");
+    core_mutex_lock(class_lock(heap, cls));
+}
+
+/* Gives the lock back; the expensive tier first validates what it guards
+ * of this class. */
+static void class_unlock(unsigned heap, unsigned cls)
+{
+    CORE_ASSERT_EXPENSIVE(central_validate(heap, cls) == 0, "small heap class invalid after a change");
+    core_mutex_unlock(class_lock(heap, cls));
+}
+
 /* page_free bytes of a class (lock held) */
 static size_t free_resident(const struct class_central *cc)
 {
@@ -154,12 +169,14 @@ static bool store_ready(struct class_central *cc, const struct size_class *c)
  * newest at out[n-1]; returns n. Class lock held. */
 static unsigned take_stored(struct class_central *cc, const struct size_class *c, unsigned want, struct tentry *out)
 {
+    CORE_ASSERT(cc->store_count <= cc->store_cap, "a store holds more entries than it has room for");
     unsigned n = cc->store_count < want ? cc->store_count : want;
     if (!n)
         return 0;
     cc->store_count -= n;
     memcpy(out, cc->store + cc->store_count, (size_t)n * sizeof *out);
-    cc->out_bytes += (size_t)n * c->size;
+    /* mutant 7: blocks taken from a store not counted out */
+    cc->out_bytes += CORE_MUTANT(7) ? 0 : (size_t)n * c->size;
     return n;
 }
 
@@ -202,9 +219,7 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         s->scan_word = w;
         if (s->free_count == 0)
             partial_remove(cc, s);
-#if HEAPLAB_DEBUG
-        core_assert(span_is_valid(s), "span invalid after refill");
-#endif
+        CORE_ASSERT(span_is_valid(s), "span invalid after refill");
     }
     cc->out_bytes += (size_t)n * c->size;
     return n;
@@ -212,9 +227,11 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
 
 unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
+    CORE_ASSERT(heap < SMALL_HEAPS && cls < NCLASSES && want >= 1 && want <= TCACHE_MAX_BLOCKS && out,
+                "refill of a heap or class out of range, or of no entries");
     const struct size_class *c = &core_classes[cls];
     struct class_central *cc = &core_central[heap][cls];
-    core_mutex_lock(class_lock(heap, cls));
+    class_lock_take(heap, cls);
     size_t before = free_resident(cc);
     unsigned n = take_stored(cc, c, want, out);
     if (!n) {
@@ -229,7 +246,7 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
     }
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    core_mutex_unlock(class_lock(heap, cls));
+    class_unlock(heap, cls);
     return n;
 }
 
@@ -255,9 +272,7 @@ static void bitmap_return(struct class_central *cc, const struct size_class *c, 
         partial_push(cc, s);
     if (!s->in_dirty)
         dirty_push(cc, s, now);
-#if HEAPLAB_DEBUG
-    core_assert(span_is_valid(s), "span invalid after a block came back");
-#endif
+    CORE_ASSERT(span_is_valid(s), "span invalid after a block came back");
 }
 
 /* Returns the blocks of e[0..n) that belong to `heap` to their bitmaps and
@@ -301,7 +316,7 @@ static void return_foreign(unsigned cls, struct foreign_node *foreign)
         unsigned heap = heap_of_block(foreign, c);
         struct class_central *cc = &core_central[heap][cls];
         struct foreign_node *rest = NULL;
-        core_mutex_lock(class_lock(heap, cls));
+        class_lock_take(heap, cls);
         for (struct foreign_node *f = foreign; f;) {
             struct foreign_node *next = f->next;
             uintptr_t a = (uintptr_t)f;
@@ -315,7 +330,7 @@ static void return_foreign(unsigned cls, struct foreign_node *foreign)
             }
             f = next;
         }
-        core_mutex_unlock(class_lock(heap, cls));
+        class_unlock(heap, cls);
         mark_dirty(heap, cls);
         foreign = rest;
     }
@@ -336,14 +351,20 @@ void central_drain(unsigned heap, unsigned cls)
     struct class_central *cc = &core_central[heap][cls];
     struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
-    core_mutex_lock(class_lock(heap, cls));
+    class_lock_take(heap, cls);
     drain_store(cc, heap, c, now, &foreign);
-    core_mutex_unlock(class_lock(heap, cls));
+    class_unlock(heap, cls);
     return_foreign(cls, foreign);
 }
 
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n)
 {
+    CORE_ASSERT(heap < SMALL_HEAPS && cls < NCLASSES && n >= 1 && n <= TCACHE_MAX_BLOCKS, "flush of a heap or class out of range, or of no entries");
+    for (unsigned i = 0; i < n && HEAPLAB_DEBUG >= 1; i++)
+        CORE_ASSERT(registry_is_small((uintptr_t)e[i].ptr) &&
+                        small_seg_of((uintptr_t)e[i].ptr)->page_class[page_index((uintptr_t)e[i].ptr)] == cls + 1 &&
+                        atomic_load_explicit(e[i].slot, memory_order_relaxed) == 0,
+                    "flush of a block of another class, or of a live one");
     const struct size_class *c = &core_classes[cls];
     /* A flush goes to the heap of its first block: a consumer thread's
      * flushes of a producer's blocks wait in the producer's store, where
@@ -356,7 +377,7 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     struct class_central *cc = &core_central[heap][cls];
     struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
-    core_mutex_lock(class_lock(heap, cls));
+    class_lock_take(heap, cls);
     if (n >= STORE_MIN_BLOCKS && store_ready(cc, c) && cc->store_count + n <= cc->store_cap) {
         memcpy(cc->store + cc->store_count, e, (size_t)n * sizeof *e);
         cc->store_count += n;
@@ -366,7 +387,7 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     }
     cc->out_bytes -= (size_t)n * c->size;
     lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
-    core_mutex_unlock(class_lock(heap, cls));
+    class_unlock(heap, cls);
     mark_dirty(heap, cls);
     return_foreign(cls, foreign);
 }
@@ -452,7 +473,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         if (!core_mutex_trylock(class_lock(heap, cls)))
             return 0;
     } else {
-        core_mutex_lock(class_lock(heap, cls));
+        class_lock_take(heap, cls);
     }
     size_t before = free_resident(cc);
     /* a store untouched for as long goes to the bitmaps first, where its
@@ -467,7 +488,8 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         released += bytes;
         consume(excess, bytes);
         dirty_remove(cc, s);
-        if (s->free_count == c->capacity) {
+        /* mutant 5: a span released while a block of it is out */
+        if (s->free_count == c->capacity || (CORE_MUTANT(5) && s->free_count + 1 == c->capacity)) {
             /* no live block left: the span goes back whole, for any class */
             size_t span_bytes = span_bytes_of(c);
             partial_remove(cc, s);
@@ -482,50 +504,17 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
         atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
-    core_mutex_unlock(class_lock(heap, cls));
+    class_unlock(heap, cls);
     return_foreign(cls, foreign);
     return released;
 }
 
 /* ---- fork ------------------------------------------------------------------ */
 
-/* Blocks out of the spans of class `cls` and how many of them are live
- * (their slots), with the bytes the live ones were asked for, added up over
- * every small segment (the pool lock held). */
-struct span_census {
-    size_t out[NCLASSES], live[NCLASSES];
-    size_t requested;
-};
-
-static void count_spans(struct span_census *c)
-{
-    for (struct small_seg *seg = core_pool.head; seg; seg = seg->next) {
-        for (unsigned p = SMALL_FIRST_PAGE; p < PAGES_PER_SEG;) {
-            if (seg->page_class[p] == 0) {
-                p++;
-                continue;
-            }
-            unsigned cls = seg->page_class[p] - 1u;
-            const struct size_class *sc = &core_classes[cls];
-            const struct span *s = &seg->spans[p];
-            c->out[cls] += sc->capacity - s->free_count;
-            if (s->free_count < sc->capacity) {
-                const uint16_t *slots = span_slots(seg, p);
-                for (unsigned i = 0; i < sc->capacity; i++)
-                    if (slots[i]) {
-                        c->live[cls]++;
-                        c->requested += (size_t)slots[i] - 1;
-                    }
-            }
-            p += sc->span_pages;
-        }
-    }
-}
-
 void central_recount_after_fork(void)
 {
-    struct span_census *c = &(struct span_census){{0}, {0}, 0};
-    count_spans(c);
+    struct small_census *c = &(struct small_census){0};
+    small_census_take(c);
     struct tcache *self = core_threads.head;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *sc = &core_classes[cls];

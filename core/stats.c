@@ -1,10 +1,16 @@
 /* heaplab core: the accounting snapshot.
  *
- * Each state is derived from counters kept where the state changes: class
- * centrals (spans, blocks out, purged pages), the segment pool (free pages),
- * thread caches (bin counts, requested bytes), arenas and the large lists.
- * The identity of heaplab.h holds exactly whenever no other thread is
- * allocating during the call. */
+ * Each state is counted on its own: from the records every block carries
+ * (slots of small blocks, tags of medium blocks, headers of large ones),
+ * from the thread caches' bins, and from the counters kept where memory
+ * changes state (class centrals, the segment pool, arenas, the large
+ * lists); no state is what is left over from the others. So the identity of
+ * heaplab.h fails when a counter and the records disagree (a lost update, a
+ * bin off by one, a span released with a block live). It holds exactly
+ * whenever no other thread is allocating during the call. The records are
+ * walked: a snapshot reads every small span's slot array, every medium tag
+ * and every large header, proportional to the heap's metadata and its
+ * count of medium and large blocks. */
 #include "internal.h"
 
 #include <string.h>
@@ -38,30 +44,51 @@ static size_t span_meta_bytes(const struct size_class *c)
     return (size_t)c->span_pages * BITMAP_BYTES_PER_PAGE + slots;
 }
 
+/* Each state from a count of its own, so that the identity can fail:
+ * live and rounding from the live blocks' request records (slots),
+ * thread-cached from the bins, free in pages from the classes' counters
+ * (span, out and purged bytes), untouched from the spans' purged masks and
+ * the pool's free pages. The identity then holds only while the out_bytes
+ * counters agree with the records and the bins, the purged counters with
+ * the masks, and the pool's pages with the classes' spans. */
 static void small_stats(hl_stats_t *s)
 {
+    struct small_census census;
+    small_census_take(&census);
     size_t slot_bytes = BITMAP_BYTES_PER_PAGE + SLOTS_STRIDE;
-    size_t assigned_pages = 0, out = 0, out_blocks = 0, cached_blocks = 0;
+    size_t assigned_pages = 0, live_blocks = 0;
+    size_t cached[NCLASSES];
+    for (unsigned cls = 0; cls < NCLASSES; cls++)
+        cached[cls] = core_threads.orphaned[cls];
+    size_t allocs = atomic_load_explicit(&core_threads.allocs, memory_order_relaxed);
+    for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
+        for (unsigned cls = 0; cls < NCLASSES; cls++)
+            cached[cls] += bin_count_shared(&tc->bins[cls]);
+        allocs += SHARED_READ(tc->allocs);
+    }
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];
         size_t meta = span_meta_bytes(c);
         /* summed over the heaps first: one heap's out_bytes alone may wrap */
-        size_t spans = 0, span_bytes = 0, out_bytes = 0, purged_bytes = 0;
+        size_t span_bytes = 0, out_bytes = 0, purged_bytes = 0;
         for (unsigned h = 0; h < SMALL_HEAPS; h++) {
             const struct class_central *cc = &core_central[h][cls];
-            spans += cc->spans;
             span_bytes += cc->span_bytes;
             out_bytes += cc->out_bytes;
             purged_bytes += cc->purged_bytes;
         }
+        size_t spans = census.spans[cls];
         assigned_pages += spans * c->span_pages;
         s->metadata += spans * meta;
         s->untouched += spans * (c->span_pages * slot_bytes - meta);
-        s->untouched += purged_bytes;
+        s->untouched += census.purged[cls];
         s->page_free += span_bytes - out_bytes - purged_bytes;
-        out += out_bytes;
-        out_blocks += out_bytes / c->size;
+        s->tcache += cached[cls] * c->size;
+        s->rounding += census.live[cls] * c->size;
+        live_blocks += census.live[cls];
     }
+    s->live += census.requested;
+    s->rounding -= census.requested;
     size_t segs = core_pool.segments;
     s->mapped += segs * SEG_SIZE;
     s->metadata += segs * SMALL_BITMAP_OFFSET;
@@ -70,29 +97,9 @@ static void small_stats(hl_stats_t *s)
     s->untouched += (segs * PAGES_PER_SEG - assigned_pages) * slot_bytes;
     s->untouched += segs * (SMALL_META_BYTES - SMALL_META_END);
     s->untouched += core_pool.free_page_count * PAGE_SIZE;
-
-    size_t tcache = 0, requested = atomic_load_explicit(&core_threads.small_requested, memory_order_relaxed);
-    size_t allocs = atomic_load_explicit(&core_threads.allocs, memory_order_relaxed);
-    for (unsigned cls = 0; cls < NCLASSES; cls++) {
-        tcache += core_threads.orphaned[cls] * core_classes[cls].size;
-        cached_blocks += core_threads.orphaned[cls];
-    }
-    for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
-        for (unsigned cls = 0; cls < NCLASSES; cls++) {
-            size_t n = bin_count_shared(&tc->bins[cls]);
-            tcache += n * core_classes[cls].size;
-            cached_blocks += n;
-        }
-        requested += SHARED_READ(tc->small_requested);
-        allocs += SHARED_READ(tc->allocs);
-    }
-    /* every small block ever allocated is live or freed; the live ones are
-     * the blocks out of spans that no cache holds */
+    /* every small block ever allocated is live or freed */
     s->alloc_count += allocs;
-    s->free_count += allocs - (out_blocks - cached_blocks);
-    s->tcache += tcache;
-    s->live += requested;
-    s->rounding += out - tcache - requested;
+    s->free_count += allocs - live_blocks;
 }
 
 void hl_stats(hl_stats_t *out)

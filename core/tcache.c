@@ -269,10 +269,13 @@ CORE_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
         core_init_slow();
         cls = size_to_class(size);
     }
+    CORE_ASSERT(cls < NCLASSES && size <= SMALL_MAX && core_classes[cls].size >= size,
+                "small malloc of a class out of range, or too small for the size");
     struct tcache *tc = &core_tc;
     struct tentry got;
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
+        CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds before a slow malloc");
         struct tentry *top = b->top;
         if (bin_count(b) == 0) {
             /* an empty bin is refilled to its limit: refills stay rarer
@@ -286,6 +289,8 @@ CORE_NOINLINE void *small_malloc_slow(size_t size, unsigned cls)
         top--;
         got = *top;
         OWNER_STORE(b->top, top);
+        CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds after a slow malloc");
+        CORE_ASSERT_EXPENSIVE(bin_validate(tc, cls) == 0, "thread cache bin invalid after a slow malloc");
     } else if (central_refill(tc->arena, cls, 1, &got) == 0) {
         goto out_of_memory;
     }
@@ -302,11 +307,15 @@ out_of_memory:
 
 CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request)
 {
+    CORE_ASSERT(cls < NCLASSES && request <= core_classes[cls].size &&
+                    atomic_load_explicit(slot, memory_order_relaxed) == 0,
+                "small free of a class out of range, a request bigger than its block, or a block still live");
     struct tcache *tc = &core_tc;
     struct tentry mine = {p, slot};
     count_free(tc, request);
     if (thread_caching(tc)) {
         struct tbin *b = &tc->bins[cls];
+        CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds before a slow free");
         if (low32(b->top) == b->end_lo) {
             /* the bin is full: give its older half back in one flush and
              * keep the newer half (warm in the cache), so that a program
@@ -318,10 +327,13 @@ CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot
             unsigned n = bin_count(b), give = n - n / 2;
             central_flush(tc->arena, cls, base, give);
             memmove(base, base + give, (size_t)(n - give) * sizeof *base);
-            OWNER_STORE(b->top, base + (n - give));
+            /* mutant 4: a bin top moved one entry too far */
+            OWNER_STORE(b->top, base + (n - give) + CORE_MUTANT(4));
         }
         *b->top = mine;
         OWNER_STORE(b->top, b->top + 1);
+        CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds after a slow free");
+        CORE_ASSERT_EXPENSIVE(bin_validate(tc, cls) == 0, "thread cache bin invalid after a slow free");
     } else {
         central_flush(tc->arena, cls, &mine, 1);
     }
