@@ -315,19 +315,10 @@ def summarize(samples: Samples) -> SideSummary:
                        samples.failed, samples.no_value, spread.max_over_min, spread.cv)
 
 
-def in_run_order(samples: Samples) -> list[float]:
-    """The values sorted by repetition number when every value has a distinct
-    one, else in document order (which is the order a run wrote them)."""
-    reps = samples.reps
-    if len(reps) == len(samples.values) and None not in reps and len(set(reps)) == len(reps):
-        return [v for _, v in sorted(zip(reps, samples.values), key=lambda rv: rv[0])]
-    return list(samples.values)
-
-
 def drift_warning(samples: Samples, threshold: float, who: str) -> str | None:
     """`system's repetitions rise 12.0% ...` when the side drifts beyond the
     threshold and its scatter (stability.drift), else None."""
-    found = stability.drift(in_run_order(samples))
+    found = stability.drift(stability.in_run_order(samples.values, samples.reps))
     if found is None or not found.beyond(threshold):
         return None
     return f"{who} {stability.describe_drift(found)}: the machine drifted during the run"

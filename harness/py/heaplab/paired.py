@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from . import detectable
+from . import detectable, stability
 from .signedrank import signed_rank
 
 
@@ -28,7 +28,7 @@ def pairs_by_rep(base_values: Sequence[float], base_reps: Sequence[Any],
     or the same number twice (then nothing says which ran beside which)."""
     sides = []
     for values, reps in ((base_values, base_reps), (new_values, new_reps)):
-        if len(reps) != len(values) or any(r is None for r in reps) or len(set(reps)) != len(reps):
+        if not stability.numbered(values, reps):
             return None
         sides.append(dict(zip(reps, values)))
     base, new = sides

@@ -20,13 +20,6 @@ from .compare import DETERMINISTIC_METRICS
 from .summary import STATUS_OK
 
 
-def _in_run_order(cell: dict[str, Any]) -> list[float]:
-    reps, values = cell.get("reps") or [], cell["values"]
-    if len(reps) == len(values) and None not in reps and len(set(reps)) == len(reps):
-        return [v for _, v in sorted(zip(reps, values), key=lambda rv: rv[0])]
-    return list(values)
-
-
 def _label(cell: dict[str, Any]) -> str:
     return f"{cell['workload']}/{cell['allocator']}/{cell['threads']}t"
 
@@ -60,7 +53,7 @@ def notes(summary: dict[str, Any], threshold: float = advice.DEFAULT_THRESHOLD,
     bases = {(c["workload"], c["threads"]): c for c in timed if c["allocator"] == baseline}
     lines: list[str] = []
     for base in bases.values():
-        found = stability.drift(_in_run_order(base))
+        found = stability.drift(stability.in_run_order(base["values"], base.get("reps") or []))
         if found is not None and found.beyond(threshold):
             lines += [f"> **Drift:** {baseline}'s repetitions of {base['workload']} "
                       f"({base['threads']}t) {stability.describe_drift(found)}: the machine "

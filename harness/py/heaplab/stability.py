@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 # A trend must exceed this many scatters to count as drift: random order
 # gives a Theil-Sen rise of about one scatter over nine repetitions.
@@ -49,6 +49,19 @@ def variation(values: Sequence[float]) -> Variation:
         mean = statistics.fmean(values)
         cv = statistics.stdev(values) / abs(mean) if mean != 0 else None
     return Variation(ratio, cv)
+
+
+def numbered(values: Sequence[float], reps: Sequence[Any]) -> bool:
+    """True when every value has a repetition number, none twice."""
+    return len(reps) == len(values) and None not in reps and len(set(reps)) == len(reps)
+
+
+def in_run_order(values: Sequence[float], reps: Sequence[Any]) -> list[float]:
+    """The values sorted by repetition number when `numbered`, else as
+    given (the order a run wrote them in)."""
+    if numbered(values, reps):
+        return [v for _, v in sorted(zip(reps, values), key=lambda rv: rv[0])]
+    return list(values)
 
 
 @dataclass(frozen=True)
