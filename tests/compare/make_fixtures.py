@@ -18,6 +18,12 @@ The folders, and what each is for:
                  and one timeout of system/tmalloc-st-64
   instr-a        instruction counts (primary "instructions") on machine A
   instr-b        the same on machine B, heaplab/tmalloc-st-64 10% more
+  slower-30      base's true values with heaplab 30% slower, 1% noise
+  noisy-slower   noisy-base's noise (30%), heaplab 30% slower: a shift too
+                 small for 9 noisy repetitions to show
+  drifting       one run whose host slows down steadily, by 60% from the
+                 first repetition to the last, for every allocator alike
+                 (1% noise of their own); heaplab 10% slower than system
 """
 
 from __future__ import annotations
@@ -145,6 +151,41 @@ def instruction_run(seed: int, env: dict[str, Any], factor: Factor = no_change
     return docs
 
 
+def thirty_percent_slower_heaplab(workload: str, allocator: str) -> float:
+    direction = next(w[5] for w in WORKLOADS if w[0] == workload)
+    if allocator != "heaplab":
+        return 1.0
+    return 1.3 if direction == "lower" else 1 / 1.3
+
+
+# How much slower the host is at the last repetition of the drifting run
+# than at the first (every allocator alike: they share the host).
+SHARED_DRIFT = 0.6
+PAIRED_GAP = 1.1   # heaplab's cost over system's in the drifting run
+
+
+def drifting_run(seed: int, env: dict[str, Any], noise: float = 0.01) -> list[dict[str, Any]]:
+    """Interleaved repetitions on a host that slows down steadily: rep k of
+    every cell is slowed by the same factor, 1 + SHARED_DRIFT * k / (reps - 1),
+    and then spread by +-noise of its own. heaplab costs PAIRED_GAP times
+    system, mimalloc what TRUE_VALUE says."""
+    rng = random.Random(seed)
+    docs = []
+    for rep in range(REPETITIONS):
+        host = 1 + SHARED_DRIFT * rep / (REPETITIONS - 1)
+        for workload in WORKLOADS:
+            direction = workload[5]
+            for allocator in ALLOCATORS:
+                true = TRUE_VALUE[(workload[0], allocator)]
+                if allocator == "heaplab":
+                    system = TRUE_VALUE[(workload[0], "system")]
+                    true = system * PAIRED_GAP if direction == "lower" else system / PAIRED_GAP
+                slowed = true * host if direction == "lower" else true / host
+                value = round(slowed * (1 + noise * (2 * rng.random() - 1)), DECIMALS)
+                docs.append(document(workload, allocator, rep, value, env))
+    return docs
+
+
 def ten_percent_more_heaplab_st(workload: str, allocator: str) -> float:
     return 1.1 if (workload, allocator) == ("tmalloc-st-64", "heaplab") else 1.0
 
@@ -175,6 +216,9 @@ def fixture_runs() -> dict[str, tuple[list[dict[str, Any]], dict[str, Any]]]:
         "crashed": (crashed_run(), MACHINE_A),
         "instr-a": (instruction_run(9, MACHINE_A), MACHINE_A),
         "instr-b": (instruction_run(10, MACHINE_B, ten_percent_more_heaplab_st), MACHINE_B),
+        "slower-30": (timing_run(11, MACHINE_A, 0.01, thirty_percent_slower_heaplab), MACHINE_A),
+        "noisy-slower": (timing_run(12, MACHINE_A, 0.30, thirty_percent_slower_heaplab), MACHINE_A),
+        "drifting": (drifting_run(13, MACHINE_A), MACHINE_A),
     }
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import advice, detectable, paired as paired_mod, stability
 from .catalog import format_params
 from .mannwhitney import RECOMMENDED_REPETITIONS, mann_whitney_u
 from .merge import (
@@ -50,8 +51,8 @@ from .merge import (
 )
 
 COMPARE_SCHEMA = "heaplab.compare/1"
-DEFAULT_THRESHOLD = 0.05
-DEFAULT_ALPHA = 0.05
+DEFAULT_THRESHOLD = advice.DEFAULT_THRESHOLD
+DEFAULT_ALPHA = advice.DEFAULT_ALPHA
 
 EXIT_OK = 0
 EXIT_REGRESSION = 1
@@ -98,6 +99,8 @@ class Samples:
     unit: str | None = None
     better: str | None = None
     values: list[float] = field(default_factory=list)
+    # the repetition number ("rep") of each value, None where a document has none
+    reps: list[Any] = field(default_factory=list)
     failed: int = 0
     no_value: int = 0
     # the workload parameters the cell ran with (the first document that
@@ -107,7 +110,8 @@ class Samples:
 
 @dataclass
 class SideSummary:
-    """Median and spread of one side's samples."""
+    """Median and spread of one side's samples (max_over_min and cv as
+    stability.variation gives them)."""
 
     n: int
     median: float
@@ -115,9 +119,12 @@ class SideSummary:
     max: float
     failed: int
     no_value: int
+    max_over_min: float | None = None
+    cv: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "median": self.median, "min": self.min, "max": self.max,
+                "max_over_min": self.max_over_min, "cv": self.cv,
                 "failed": self.failed, "no_value": self.no_value}
 
 
@@ -145,6 +152,17 @@ class CellComparison:
     significant: bool = False
     verdict: str = UNCHANGED
     warnings: list[str] = field(default_factory=list)
+    # the detectable effect of the test that decided (the paired one when
+    # there is one), and of the unpaired Mann-Whitney test beside it
+    detectable: detectable.Detectable | None = None
+    unpaired_detectable: detectable.Detectable | None = None
+    unpaired_p: float | None = None
+    paired: paired_mod.PairedResult | None = None
+    # set when the detectable effect is above the threshold
+    noisy: advice.NoisyCell | None = None
+
+    def label(self) -> str:
+        return f"{self.workload}/{self.allocator}/{self.threads}t"
 
     def cost_ratio(self) -> float | None:
         """NEW/BASE oriented so that below 1 means NEW is better: the ratio
@@ -198,6 +216,13 @@ class Comparison:
 
     def exit_code(self) -> int:
         return EXIT_REGRESSION if self.regression() else EXIT_OK
+
+    def noisy(self) -> list[advice.NoisyCell]:
+        """The cells whose detectable effect is above the threshold."""
+        return [c.noisy for c in self.cells if c.noisy is not None]
+
+    def recommendation(self) -> str | None:
+        return advice.recommendation(self.noisy(), self.threshold)
 
     def geomeans(self) -> list[GeoMean]:
         """Per allocator (in name order), the geometric mean of its cells'
@@ -265,6 +290,7 @@ def collect_samples(run: RunFolder, metric: str | None = None) -> dict[CellKey, 
         samples.better = better
         samples.unit = entry.get("unit", samples.unit)
         samples.values.append(float(value))
+        samples.reps.append(doc.get("rep"))
     return cells
 
 
@@ -284,8 +310,18 @@ def summarize(samples: Samples) -> SideSummary:
     values = samples.values
     if not values:
         return SideSummary(0, 0.0, 0.0, 0.0, samples.failed, samples.no_value)
+    spread = stability.variation(values)
     return SideSummary(len(values), statistics.median(values), min(values), max(values),
-                       samples.failed, samples.no_value)
+                       samples.failed, samples.no_value, spread.max_over_min, spread.cv)
+
+
+def drift_warning(samples: Samples, threshold: float, who: str) -> str | None:
+    """`system's repetitions rise 12.0% ...` when the side drifts beyond the
+    threshold and its scatter (stability.drift), else None."""
+    found = stability.drift(stability.in_run_order(samples.values, samples.reps))
+    if found is None or not found.beyond(threshold):
+        return None
+    return f"{who} {stability.describe_drift(found)}: the machine drifted during the run"
 
 
 # --- comparing ------------------------------------------------------------------
@@ -338,9 +374,16 @@ def _decide_deterministic(cell: CellComparison, base: Samples, new: Samples,
 
 
 def compare_cell(base: Samples | None, new: Samples | None, base_allocator: str,
-                 threshold: float, alpha: float) -> CellComparison:
+                 threshold: float, alpha: float, pair: bool = False,
+                 drift_labels: tuple[str | None, str | None] = ("BASE", "NEW")) -> CellComparison:
     """Compares one cell's NEW samples with its BASE samples (either may be
-    None when the cell exists on one side only)."""
+    None when the cell exists on one side only).
+
+    pair: test the per-repetition ratios NEW_k/BASE_k (signed-rank) rather
+    than the two sides as independent samples (Mann-Whitney); the two sides
+    must come from one interleaved run. drift_labels: what to call BASE and
+    NEW when their repetitions drift, None for a side not to check here
+    (the caller may rather say it once per run)."""
     ref = new if new is not None else base
     assert ref is not None, "compare_cell needs at least one side"
 
@@ -386,13 +429,36 @@ def compare_cell(base: Samples | None, new: Samples | None, base_allocator: str,
     if min(len(base.values), len(new.values)) < RECOMMENDED_REPETITIONS:
         cell.warnings.append(f"fewer than {RECOMMENDED_REPETITIONS} repetitions per side "
                              f"({len(base.values)}/{len(new.values)}): the test is weak")
+    for side, samples in zip(drift_labels, (base, new)):
+        warning = drift_warning(samples, threshold, f"{side}'s repetitions") if side else None
+        if warning:
+            cell.warnings.append(warning)
     test = mann_whitney_u(new.values, base.values)
     cell.u, cell.p_value, cell.test = test.u_x, test.p_value, test.method
-    cell.significant = test.p_value < alpha
+    cell.unpaired_p = test.p_value
+    cell.unpaired_detectable = cell.detectable = detectable.unpaired(base.values, new.values, alpha)
     assert cell.base is not None and cell.new is not None and better is not None
-    cell.ratio, cell.verdict = decide(cell.base.median, cell.new.median, better,
-                                      test.p_value, threshold, alpha)
+    # what decides: medians of the two sides, or the median paired ratio
+    base_middle, new_middle, p_value = cell.base.median, cell.new.median, test.p_value
+    repetitions, log_ratios = min(len(base.values), len(new.values)), None
+    if pair:
+        pairs = paired_mod.pairs_by_rep(base.values, base.reps, new.values, new.reps)
+        result = paired_mod.paired_test(pairs, alpha) if pairs else None
+        if result is None:
+            cell.warnings.append("repetitions cannot be paired (numbers missing or repeated, "
+                                 "or a value not positive): tested as independent samples")
+        else:
+            cell.paired, cell.detectable = result, result.detectable
+            cell.test, cell.p_value, cell.u = f"signed-rank {result.method}", result.p_value, None
+            base_middle, new_middle, p_value = 1.0, result.ratio_median, result.p_value
+            repetitions, log_ratios = result.n, list(result.log_ratios)
+    cell.significant = p_value < alpha
+    cell.ratio, cell.verdict = decide(base_middle, new_middle, better, p_value, threshold, alpha)
     cell.change = None if cell.ratio is None else cell.ratio - 1.0
+    if cell.verdict in (UNCHANGED, NOT_SIGNIFICANT):
+        effect = cell.detectable.effect if cell.detectable else None
+        cell.noisy = advice.assess(cell.label(), effect, repetitions, threshold, alpha,
+                                   base.values, new.values, log_ratios)
     return cell
 
 
@@ -443,6 +509,22 @@ def _check_params(base_cells: dict[CellKey, Samples], new_cells: dict[CellKey, S
     return [f"compared despite different parameters because of --force: {what}"]
 
 
+def _baseline_drift(baseline: Iterable[Samples], threshold: float) -> list[str]:
+    """One warning per baseline cell whose repetitions drift."""
+    found = []
+    for samples in baseline:
+        warning = drift_warning(samples, threshold,
+                                f"{samples.allocator}'s repetitions of {samples.workload} "
+                                f"({_threads_text(samples.threads)})")
+        if warning:
+            found.append(warning + "; paired ratios share it, independent samples do not")
+    return found
+
+
+def _threads_text(threads: Any) -> str:
+    return "1 thread" if threads == 1 else f"{threads} threads"
+
+
 def _finish(comparison: Comparison) -> Comparison:
     """Sorts cells and adds the summary warnings."""
     comparison.cells.sort(key=lambda c: (c.group, c.workload, str(c.threads), c.allocator))
@@ -491,9 +573,10 @@ def compare_runs(base: RunFolder, new: RunFolder, metric: str | None = None,
 
 def compare_allocators(run: RunFolder, baseline_alloc: str, metric: str | None = None,
                        threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA,
-                       force: bool = False) -> Comparison:
+                       force: bool = False, pair: bool = True) -> Comparison:
     """Within one run, every allocator's cells against the baseline
-    allocator's cell of the same (workload, threads).
+    allocator's cell of the same (workload, threads): repetition k against
+    repetition k (paired) unless pair is False.
 
     Raises CompareInputError when the baseline allocator is not in the run,
     or is the only allocator in it."""
@@ -508,8 +591,12 @@ def compare_allocators(run: RunFolder, baseline_alloc: str, metric: str | None =
     if not others:
         raise CompareInputError(f"{run.path} holds no allocator besides {baseline_alloc!r}")
     cells = [compare_cell(samples.get((k[0], k[1], baseline_alloc)), samples[k],
-                          baseline_alloc, threshold, alpha) for k in others]
-    warnings = _check_machines([run], cells, force)
+                          baseline_alloc, threshold, alpha, pair=pair, drift_labels=(None, None))
+             for k in others]
+    warnings = _check_machines([run], cells, force) + _baseline_drift(
+        [s for k, s in sorted(samples.items(), key=lambda ks: str(ks[0]))
+         if k[2] == baseline_alloc and s.values and s.metric not in DETERMINISTIC_METRICS],
+        threshold)
     comparison = Comparison(
         mode="allocators", base_path=str(run.path), new_path=str(run.path),
         base_label=baseline_alloc, new_label="allocator", baseline_alloc=baseline_alloc,
@@ -580,9 +667,27 @@ def verdict_line(comparison: Comparison) -> str:
                        f"(p < {comparison.alpha:g})")
         if counts[NEW_FAILED]:
             bad.append(f"{_cells(counts[NEW_FAILED])} failed in every repetition")
-        return f"**Verdict: regression** — {'; '.join(bad)}" + (f"; {others}." if others else ".")
+        return (f"**Verdict: regression** — {'; '.join(bad)}" + (f"; {others}" if others else "")
+                + _noise_clause(comparison) + ".")
     return (f"**Verdict: no significant regression beyond {limit}**"
-            + (f" — {others}." if others else "."))
+            + (f" — {others}" if others else "") + _noise_clause(comparison) + ".")
+
+
+def _noise_clause(comparison: Comparison) -> str:
+    """`; changes below 34% are not detectable with 9 repetitions here — …`
+    when some cell is too noisy for the threshold (its worst cell's figure)."""
+    noisy = comparison.noisy()
+    if not noisy:
+        return ""
+    worst = max(noisy, key=lambda c: float("inf") if c.effect is None else c.effect)
+    fixable = [c.needed for c in noisy if c.needed is not None]
+    more = f"more repetitions (`--reps {max(fixable)}`)" if fixable else "more repetitions"
+    if worst.effect is None:
+        seen = f"no change is detectable with {worst.repetitions} repetitions on {_cells(len(noisy))}"
+    else:
+        seen = (f"changes below {worst.effect:.0%} are not detectable with {worst.repetitions} "
+                f"repetitions here")
+    return f"; {seen} — use {more} or `--metric instructions`"
 
 
 def _cells(count: int) -> str:
@@ -616,13 +721,17 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append("")
         lines.append(f"- run: `{_md(c.base_path)}` ({_md(_env_line(c.base_machines))})")
     lines.append(f"- metric: {c.metric or 'each workload’s primary metric'}; "
-                 f"threshold {c.threshold:.0%}; significance: two-sided Mann-Whitney U, "
-                 f"p < {c.alpha:g}")
+                 f"threshold {c.threshold:.0%}; significance: {_tests_text(c)}, p < {c.alpha:g}")
+    lines.append(f"- detectable: the smallest change the test flags in "
+                 f"{detectable.POWER:.0%} of {detectable.TRIALS} resamplings of the cell's own "
+                 f"repetitions (spread: max ÷ min and coefficient of variation)")
     lines.append("")
     for warning in c.warnings:
         lines.append(f"> **Warning:** {_md(warning)}")
         lines.append("")
     ratio_head = "NEW/BASE" if c.mode == "runs" else f"ratio to {c.baseline_alloc}"
+    if any(cell.paired for cell in c.cells):
+        ratio_head = f"paired ratio to {c.baseline_alloc} [min–max]"
     base_head = "BASE" if c.mode == "runs" else c.baseline_alloc
     new_head = "NEW" if c.mode == "runs" else "allocator"
     groups: dict[str, list[CellComparison]] = {}
@@ -632,20 +741,25 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(f"### {_md(group)}")
         lines.append("")
         lines.append(f"| workload | threads | allocator | metric | {_md(base_head)} median "
-                     f"[min–max] | {new_head} median [min–max] | n | {_md(ratio_head)} | p | verdict |")
-        lines.append("|---|---:|---|---|---:|---:|---:|---:|---:|---|")
+                     f"[min–max] | {new_head} median [min–max] | spread (max÷min, cv) | n | "
+                     f"{_md(ratio_head)} | p | detectable | verdict |")
+        lines.append("|---|---:|---|---|---:|---:|---|---:|---:|---:|---:|---|")
         for cell in cells:
             metric = cell.metric or "–"
             if cell.unit or cell.better:
                 metric += f" ({', '.join(x for x in (cell.unit, cell.better and cell.better + ' is better') if x)})"
             n = f"{cell.base.n if cell.base else 0}/{cell.new.n if cell.new else 0}"
             ratio = "–" if cell.ratio is None else f"{cell.ratio:.3f} ({cell.ratio - 1:+.1%})"
-            verdict = _verdict_text(c, cell.verdict)
+            if cell.paired:
+                ratio += f" [{cell.paired.ratio_min:.3f}–{cell.paired.ratio_max:.3f}]"
+            verdict = _verdict_text(c, cell.verdict) + _detectable_note(cell, c.threshold)
             if cell.warnings:
                 verdict += " ⚠"
             lines.append(f"| {_md(cell.workload)} | {_md(cell.threads)} | {_md(cell.allocator)} | "
-                         f"{_md(metric)} | {_side(cell.base)} | {_side(cell.new)} | {n} | {ratio} | "
-                         f"{'exact' if cell.test == 'deterministic' else format_p(cell.p_value)} | {verdict} |")
+                         f"{_md(metric)} | {_side(cell.base)} | {_side(cell.new)} | "
+                         f"{_spread_text(cell)} | {n} | {ratio} | "
+                         f"{'exact' if cell.test == 'deterministic' else format_p(cell.p_value)} | "
+                         f"{_detectable_text(cell)} | {verdict} |")
         lines.append("")
     flagged = [cell for cell in c.cells if cell.warnings]
     if flagged:
@@ -664,8 +778,57 @@ def to_markdown(comparison: Comparison) -> str:
             lines.append(f"- {_md(g.allocator)}: {g.ratio:.3f}× over {_cells(g.cells)} "
                          f"({_geomean_words(g.ratio)})")
         lines.append("")
+    advice_line = c.recommendation()
+    if advice_line:
+        lines.append(advice_line)
+        lines.append("")
     lines.append(verdict_line(c))
     return "\n".join(lines) + "\n"
+
+
+def _tests_text(comparison: Comparison) -> str:
+    tests = []
+    if any(cell.paired for cell in comparison.cells):
+        tests.append("two-sided Wilcoxon signed-rank on the per-repetition ratios "
+                     "(repetition k against repetition k)")
+    if any(cell.test in ("exact", "normal") for cell in comparison.cells) or not tests:
+        tests.append("two-sided Mann-Whitney U")
+    return "; ".join(tests)
+
+
+def _spread_text(cell: CellComparison) -> str:
+    sides = [s for s in (cell.base, cell.new) if s is not None and s.n]
+    if not sides:
+        return "–"
+    return " · ".join(stability.format_variation(stability.Variation(s.max_over_min, s.cv))
+                      for s in sides)
+
+
+def format_effect(effect: float) -> str:
+    return f"±{effect:.0%}" if effect >= 0.01 else f"±{effect:.1%}"
+
+
+def _detectable_text(cell: CellComparison) -> str:
+    if cell.test == "deterministic":
+        return "exact"
+    if cell.test is None:
+        return "–"
+    return "none" if cell.detectable is None else format_effect(cell.detectable.effect)
+
+
+def _detectable_note(cell: CellComparison, threshold: float) -> str:
+    """`; changes below 34% are not detectable` beside a verdict that the
+    noise makes uninformative ("not significant", or "unchanged" with a
+    detectable effect above the threshold)."""
+    if cell.test in (None, "deterministic") or cell.verdict not in (NOT_SIGNIFICANT, UNCHANGED):
+        return ""
+    n = cell.paired.n if cell.paired else min(cell.base.n if cell.base else 0,
+                                                cell.new.n if cell.new else 0)
+    if cell.detectable is None:
+        return f"; no change is detectable with {n} repetitions"
+    if cell.verdict == UNCHANGED and cell.detectable.effect <= threshold:
+        return ""
+    return f"; changes below {cell.detectable.effect:.0%} are not detectable with {n} repetitions"
 
 
 def _geomean_words(ratio: float) -> str:
@@ -683,6 +846,13 @@ def _machines_json(machines: list[MachineId]) -> list[dict[str, Any]]:
 
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
+
+
+def _detectable_json(found: detectable.Detectable | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {"effect": found.effect, "up": found.up, "down": found.down, "paired": found.paired,
+            "n_base": found.n_base, "n_new": found.n_new}
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
@@ -708,8 +878,18 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             "ratio": _finite(cell.ratio), "change": _finite(cell.change),
             "u": cell.u, "p_value": cell.p_value, "test": cell.test,
             "significant": cell.significant, "verdict": cell.verdict,
+            "detectable": _detectable_json(cell.detectable),
+            "unpaired": None if cell.paired is None else {
+                "u": cell.u, "p_value": cell.unpaired_p, "test": "mann-whitney",
+                "detectable": _detectable_json(cell.unpaired_detectable)},
+            "paired": None if cell.paired is None else {
+                **cell.paired.to_json(), "detectable": _detectable_json(cell.paired.detectable)},
+            "too_noisy": cell.noisy.to_json() if cell.noisy else None,
             "warnings": cell.warnings,
         } for cell in c.cells],
+        "detectable_method": {"power": detectable.POWER, "trials": detectable.TRIALS,
+                              "seed": detectable.SEED, "resampled": "the cell's own repetitions"},
+        "recommendation": advice.recommendation_json(c.noisy(), c.threshold),
         "geomean": [{"allocator": g.allocator, "ratio": g.ratio, "cells": g.cells}
                     for g in c.geomeans()],
         "counts": c.counts(),
@@ -734,6 +914,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="smallest relative change of the median that counts (default 0.05)")
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
                         help="significance level of the U test (default 0.05)")
+    parser.add_argument("--unpaired", action="store_true",
+                        help="with --baseline-alloc: test the repetitions as independent samples "
+                             "(Mann-Whitney) instead of pairing repetition k with repetition k")
     parser.add_argument("--force", action="store_true",
                         help="compare even when the runs come from different machines (timings) "
                              "or ran a cell with different workload parameters")
@@ -757,7 +940,9 @@ def run_compare(args: argparse.Namespace) -> Comparison:
             raise CompareInputError("--baseline-alloc compares within one run: give one run folder")
         run = load_run_folder(args.runs[0])
         return compare_allocators(run, args.baseline_alloc, args.metric, args.threshold,
-                                  args.alpha, args.force)
+                                  args.alpha, args.force, pair=not args.unpaired)
+    if args.unpaired:
+        raise CompareInputError("--unpaired goes with --baseline-alloc: two runs are never paired")
     if len(args.runs) != 2:
         raise CompareInputError("give two run folders (BASE NEW), or one with --baseline-alloc NAME")
     base, new = (load_run_folder(p) for p in args.runs)

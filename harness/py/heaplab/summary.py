@@ -44,6 +44,7 @@ def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps:
 class _Acc:
     """Documents collected for one cell."""
     values: dict[str, list[float]] = field(default_factory=dict)
+    reps: dict[str, list[Any]] = field(default_factory=dict)   # each value's "rep"
     units: dict[str, tuple[str, str]] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
     primary: str | None = None
@@ -86,6 +87,7 @@ def _collect(docs: Iterable[dict[str, Any]]) -> dict[str, _Acc]:
             value = m.get("value") if isinstance(m, dict) else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 acc.values.setdefault(name, []).append(float(value))
+                acc.reps.setdefault(name, []).append(doc.get("rep"))
                 acc.units.setdefault(name, (m.get("unit") or "", m.get("better") or "lower"))
     return accs
 
@@ -152,6 +154,7 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                 "cell": key, "workload": row["workload"], "group": row.get("group") or "",
                 "threads": threads, "allocator": alloc["name"],
                 "metric": metric, "unit": unit, "better": better, **primary,
+                "reps": acc.reps.get(metric, []),
                 "ratio_to_system": None, "failures": acc.failures, "message": None,
                 "metrics": {name: {**_spread_json(vals), "unit": acc.units[name][0],
                                    "better": acc.units[name][1]}

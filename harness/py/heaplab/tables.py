@@ -12,6 +12,7 @@ import io
 import math
 from typing import Any
 
+from . import run_notes
 from .catalog import format_params
 from .summary import BASELINE, STATUS_NOT_INSTALLED, STATUS_OK
 
@@ -125,6 +126,7 @@ def markdown(summary: dict[str, Any]) -> str:
             out.append(f"| {_md_escape(workload_label(row))} | {row['threads']} | "
                        f"{_md_escape(_metric_label(row, cells))} | " + " | ".join(texts) + " |")
         out.append("")
+    out.append(run_notes.markdown(summary))
     return "\n".join(out)
 
 
