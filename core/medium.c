@@ -593,16 +593,17 @@ static CORE_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool
  * segment's first block) gives b's prev_size as its size. A write past the
  * end of a block reaches the next tag's prev_size first, so an overrun by
  * even one byte ends the program here, naming the block, instead of a
- * merge trusting a size that is not there. Each bound is one unsigned
- * compare, so that no pointer is formed from a size before it is known to
- * stay inside the segment. */
+ * merge trusting a size that is not there. Each size is checked to stay
+ * inside the segment and to be a multiple of 16 before a tag is read
+ * through it (a corrupted one must not fault or read a misaligned tag). */
 static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
 {
     uintptr_t at = (uintptr_t)b;
     size_t off = at & SEG_MASK;
     size_t size = block_size(b);
     const struct mblock *next = (const struct mblock *)(at + size);
-    if (CORE_UNLIKELY(size - 1 >= HEAP_END - off || !tag_genuine(next) || next->prev_size != size))
+    if (CORE_UNLIKELY(size - 1 >= HEAP_END - off || (size & (CORE_ALIGN - 1)) || !tag_genuine(next) ||
+                      next->prev_size != size))
         fail_tags(b, true, in_realloc);
     size_t below = b->prev_size;
     if (off == HEAP_START) {
@@ -611,7 +612,8 @@ static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
         return;
     }
     const struct mblock *prev = (const struct mblock *)(at - below);
-    if (CORE_UNLIKELY(below - 1 >= off - HEAP_START || !tag_genuine(prev) || block_size(prev) != below))
+    if (CORE_UNLIKELY(below - 1 >= off - HEAP_START || (below & (CORE_ALIGN - 1)) || !tag_genuine(prev) ||
+                      block_size(prev) != below))
         fail_tags(b, false, in_realloc);
 }
 
