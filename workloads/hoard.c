@@ -222,6 +222,16 @@ const workload wl_threadtest = {
     .run = run_threadtest,
 };
 
+/* The two cache workloads take the same parameters. */
+#define CACHE_PARAMS                                                                             \
+    {                                                                                            \
+        {"iterations", 1000, 100, 1, 1000000000, "objects allocated, over all threads"},         \
+        {"repetitions", 250000, 50000, 1, 1000000000,                                            \
+         "times every byte of an object is written"},                                            \
+        {"size", 8, 0, 1, 1 << 20, "object size in bytes"},                                      \
+        {NULL, 0, 0, 0, 0, NULL},                                                                \
+    }
+
 const workload wl_cache_thrash = {
     .name = "cache-thrash",
     .group = "classic",
@@ -229,12 +239,7 @@ const workload wl_cache_thrash = {
                 "write them over and over",
     .metric = "ns_per_write", .unit = "ns", .better = "lower",
     .default_threads = 2, .threaded = 1,
-    .params = {
-        {"iterations", 1000, 100, 1, 1000000000, "objects allocated, over all threads"},
-        {"repetitions", 250000, 50000, 1, 1000000000, "times every byte of an object is written"},
-        {"size", 8, 0, 1, 1 << 20, "object size in bytes"},
-        {NULL, 0, 0, 0, 0, NULL},
-    },
+    .params = CACHE_PARAMS,
     .run = run_cache_thrash,
 };
 
@@ -245,11 +250,6 @@ const workload wl_cache_scratch = {
                 "the workers, which then allocate and write their own",
     .metric = "ns_per_write", .unit = "ns", .better = "lower",
     .default_threads = 2, .threaded = 1,
-    .params = {
-        {"iterations", 1000, 100, 1, 1000000000, "objects allocated, over all threads"},
-        {"repetitions", 250000, 50000, 1, 1000000000, "times every byte of an object is written"},
-        {"size", 8, 0, 1, 1 << 20, "object size in bytes"},
-        {NULL, 0, 0, 0, 0, NULL},
-    },
+    .params = CACHE_PARAMS,
     .run = run_cache_scratch,
 };
