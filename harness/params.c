@@ -66,6 +66,39 @@ static int assign(const workload *w, int count, const char *text, long long *val
     return 0;
 }
 
+/* The index of the parameter called prefix + name (e.g. "max_" + "size"),
+ * or -1. */
+static int find_prefixed(const workload *w, int count, const char *prefix, const char *name)
+{
+    size_t plen = strlen(prefix);
+    for (int i = 0; i < count; i++) {
+        const char *n = w->params[i].name;
+        if (strncmp(n, prefix, plen) == 0 && strcmp(n + plen, name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* A pair named min_X and max_X is a range: min_X above max_X is refused
+ * here, before the workload runs, naming both. */
+static int check_ranges(const workload *w, int count, const long long *values, char *err,
+                        size_t errlen)
+{
+    static const char MIN_PREFIX[] = "min_";
+    for (int lo = 0; lo < count; lo++) {
+        const char *name = w->params[lo].name;
+        if (strncmp(name, MIN_PREFIX, sizeof MIN_PREFIX - 1) != 0)
+            continue;
+        int hi = find_prefixed(w, count, "max_", name + sizeof MIN_PREFIX - 1);
+        if (hi >= 0 && values[lo] > values[hi]) {
+            snprintf(err, errlen, "parameter %s=%lld is above %s=%lld", name, values[lo],
+                     w->params[hi].name, values[hi]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int params_resolve(const workload *w, int quick, const char *const *assignments,
                    int assignment_count, long long *values, char *err, size_t errlen)
 {
@@ -75,5 +108,5 @@ int params_resolve(const workload *w, int quick, const char *const *assignments,
     for (int i = 0; i < assignment_count; i++)
         if (assign(w, count, assignments[i], values, err, errlen) != 0)
             return -1;
-    return 0;
+    return check_ranges(w, count, values, err, errlen);
 }

@@ -16,7 +16,8 @@ long long params_quick_value(const wl_param_def *p);
 /* Fills values[i] for each declared parameter: the default (or quick size),
  * then each "KEY=VALUE" in order. An unknown name, a value that is not an
  * integer, or one outside [min, max] is a one-line error naming the
- * parameter and its range. Returns 0 or -1. */
+ * parameter and its range; so is a pair min_X, max_X whose min is above its
+ * max. Returns 0 or -1. */
 int params_resolve(const workload *w, int quick, const char *const *assignments,
                    int assignment_count, long long *values, char *err, size_t errlen);
 

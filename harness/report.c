@@ -118,6 +118,21 @@ static void write_samples(json_writer *j, const runner_books *b)
     json_array_end(j);
 }
 
+/* Blocks freed, and how many on another thread than their allocator's:
+ * null when the workload does not count them. */
+static void write_frees(json_writer *j, const runner_books *b)
+{
+    json_key(j, "frees");
+    if (!b->frees_counted) {
+        json_null(j);
+        return;
+    }
+    json_object_begin(j);
+    json_kv_int(j, "total", b->frees_total);
+    json_kv_int(j, "cross_thread", b->frees_cross_thread);
+    json_object_end(j);
+}
+
 /* Faults and CPU times cover the workload's run() only, like wall_ns, so
  * start-up and library loading are charged to no allocator. */
 static void write_process(json_writer *j, const runner *r)
@@ -148,6 +163,7 @@ void report_print(runner *r)
     write_metrics(&j, r->books);
     write_phases(&j, r);
     write_samples(&j, r->books);
+    write_frees(&j, r->books);
     write_process(&j, r);
     env_info_write(&j);
     json_object_end(&j);

@@ -64,6 +64,9 @@ typedef struct runner_books {
     int sample_count;
     int metric_count;
     int samples_overflowed; /* the failure is reported once, not per sample */
+    int frees_counted;      /* wl_frees() was called */
+    long long frees_total;
+    long long frees_cross_thread;
 } runner_books;
 
 typedef struct runner {

@@ -127,6 +127,21 @@ void wl_sample(wl_ctx *ctx, long long ops, size_t live_bytes)
         runner_fail(r, "too many samples: the runner keeps %d", RUNNER_MAX_SAMPLES);
 }
 
+void wl_frees(wl_ctx *ctx, long long total, long long cross_thread)
+{
+    runner *r = runner_of(ctx);
+    if (total < 0 || cross_thread < 0 || cross_thread > total) {
+        runner_fail(r, "wl_frees: %lld cross-thread frees of %lld is not a count", cross_thread,
+                    total);
+        return;
+    }
+    pthread_mutex_lock(&r->lock);
+    r->books->frees_counted = 1;
+    r->books->frees_total = total;
+    r->books->frees_cross_thread = cross_thread;
+    pthread_mutex_unlock(&r->lock);
+}
+
 void wl_fail(wl_ctx *ctx, const char *fmt, ...)
 {
     char line[RUNNER_ERROR_MAX];

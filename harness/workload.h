@@ -76,6 +76,14 @@ void wl_phase(wl_ctx *ctx, const char *name, long long ops, size_t live_bytes);
 /* One point of the memory-over-time series (RSS read by the runner). */
 void wl_sample(wl_ctx *ctx, long long ops, size_t live_bytes);
 
+/* Records how many blocks the workload freed and how many of those it freed
+ * on a thread other than the one that allocated them. A workload knows by
+ * construction which of its frees are cross-thread; it counts both in
+ * per-thread counters and calls this once, after its threads have been
+ * joined. The document's "frees" is {"total", "cross_thread"}, or null for
+ * a workload that does not count. */
+void wl_frees(wl_ctx *ctx, long long total, long long cross_thread);
+
 /* Reports why the workload failed; the runner prints it and exits non-zero. */
 void wl_fail(wl_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

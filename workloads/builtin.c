@@ -1,5 +1,6 @@
 /* The table of built-in workloads the runner lists and runs, in the order
- * they are listed: grouped by the seed whose benchmark each reproduces. */
+ * they are listed: grouped by the seed whose benchmark each reproduces,
+ * then the classic multi-threaded benchmarks. */
 #include "builtin.h"
 
 const workload *const wl_builtins[] = {
@@ -21,6 +22,13 @@ const workload *const wl_builtins[] = {
     &wl_kevy_pair_400,
     &wl_kevy_pair_4096,
     &wl_kevy_churn,
+    &wl_larson,
+    &wl_xmalloc,
+    &wl_threadtest,
+    &wl_cache_scratch,
+    &wl_cache_thrash,
+    &wl_mstress,
+    &wl_rptest,
 };
 
 const int wl_builtin_count = (int)(sizeof wl_builtins / sizeof wl_builtins[0]);

@@ -33,4 +33,14 @@ extern const workload wl_kevy_pair_400;
 extern const workload wl_kevy_pair_4096;
 extern const workload wl_kevy_churn;
 
+/* The classic multi-threaded benchmarks, written from their papers and
+ * documentation: larson.c, xmalloc.c, hoard.c, mstress.c, rptest.c */
+extern const workload wl_larson;
+extern const workload wl_xmalloc;
+extern const workload wl_threadtest;
+extern const workload wl_cache_scratch;
+extern const workload wl_cache_thrash;
+extern const workload wl_mstress;
+extern const workload wl_rptest;
+
 #endif

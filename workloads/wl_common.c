@@ -95,6 +95,16 @@ int wl_report_thread_failure(wl_ctx *ctx, const wl_thread_failure *first,
     return 0;
 }
 
+void wl_report_frees(wl_ctx *ctx, const wl_free_count *first, size_t stride, int n,
+                     wl_free_count extra)
+{
+    const unsigned char *at = (const unsigned char *)first;
+    wl_free_count sum = extra;
+    for (int i = 0; i < n; i++)
+        wl_free_count_add(&sum, *(const wl_free_count *)(at + (size_t)i * stride));
+    wl_frees(ctx, sum.frees, sum.cross_thread);
+}
+
 void wl_rng_seed_thread(wl_rng *r, uint64_t seed, int index)
 {
     wl_rng_seed(r, seed + THREAD_SEED_STEP * (uint64_t)(index + 1));

@@ -61,6 +61,27 @@ typedef struct wl_thread_failure {
 int wl_report_thread_failure(wl_ctx *ctx, const wl_thread_failure *first,
                              size_t stride, int n);
 
+/* A thread's count of the blocks it freed, and of those it freed although
+ * another thread had allocated them. Each worker keeps its own (in its
+ * cache-line-aligned record, bumped where the workload already knows which
+ * kind of free it makes), so counting adds no shared write to a timed loop. */
+typedef struct wl_free_count {
+    long long frees;
+    long long cross_thread;
+} wl_free_count;
+
+/* Adds b to a. */
+static inline void wl_free_count_add(wl_free_count *a, wl_free_count b)
+{
+    a->frees += b.frees;
+    a->cross_thread += b.cross_thread;
+}
+
+/* Sums `n` counts spaced `stride` bytes apart starting at `first`, adds
+ * `extra` (the calling thread's own) and records the total (wl_frees). */
+void wl_report_frees(wl_ctx *ctx, const wl_free_count *first, size_t stride, int n,
+                     wl_free_count extra);
+
 /* `count` events in `ns` nanoseconds as millions per second (count per
  * nanosecond times one thousand). */
 static inline double wl_millions_per_s(double count, uint64_t ns)

@@ -179,7 +179,33 @@ def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise SelectionError(f"--param {key}={value}: {w.name} takes {key} from {lo} to {hi}")
             overrides.setdefault(w.name, []).append((key, value))
+    for w in workloads:
+        _check_ranges(w, dict(overrides.get(w.name, ())))
     return {name: tuple(sorted(pairs)) for name, pairs in overrides.items()}
+
+
+MIN_PREFIX, MAX_PREFIX = "min_", "max_"
+
+
+def _check_ranges(w: Workload, given: dict[str, int]) -> None:
+    """A pair of parameters min_X and max_X is a range (the runner refuses
+    min above max too): checked here with the values a run would use, at
+    the quick and the published sizes, before anything runs."""
+    if not given:
+        return
+    by_name = {p.get("name"): p for p in w.params}
+    for lo_name in by_name:
+        if not str(lo_name).startswith(MIN_PREFIX):
+            continue
+        hi_name = MAX_PREFIX + str(lo_name)[len(MIN_PREFIX):]
+        if hi_name not in by_name or (lo_name not in given and hi_name not in given):
+            continue
+        for size in ("quick", "default"):
+            lo = given.get(lo_name, by_name[lo_name].get(size))
+            hi = given.get(hi_name, by_name[hi_name].get(size))
+            if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
+                raise SelectionError(f"--param: {w.name} would run with {lo_name}={lo} above "
+                                     f"{hi_name}={hi}")
 
 
 def parse_positive(value: str, option: str) -> int:

@@ -79,7 +79,10 @@ def callgrind_command(argv: Sequence[str], out_dir: str | os.PathLike[str],
     if not function or any(c.isspace() for c in function):
         raise ValueError(f"callgrind_command: bad function name {function!r}")
     out = Path(out_dir)
-    command = [valgrind, "--tool=callgrind", "--trace-children=yes",
+    # --fair-sched: valgrind runs one thread at a time; handing the CPU over
+    # in FIFO order (not whichever thread the host wakes first) keeps the
+    # interleaving, and so a threaded workload's count, steadier
+    command = [valgrind, "--tool=callgrind", "--trace-children=yes", "--fair-sched=yes",
                f"--callgrind-out-file={out / OUT_PATTERN}",
                f"--log-file={out / LOG_PATTERN}"]
     if mode == "window":

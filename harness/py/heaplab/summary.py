@@ -48,6 +48,26 @@ class _Acc:
     units: dict[str, tuple[str, str]] = field(default_factory=dict)
     failures: list[dict[str, Any]] = field(default_factory=list)
     primary: str | None = None
+    # per successful document: figures that are not metrics
+    figures: dict[str, list[float]] = field(default_factory=dict)
+
+
+# Figures of a document kept per cell besides its metrics: name -> the path
+# to it in the document. `frees` exists only for workloads that count them.
+DOC_FIGURES = {
+    "peak_rss_bytes": ("process", "peak_rss_bytes"),
+    "rss_start_bytes": ("process", "rss_start_bytes"),
+    "frees": ("frees", "total"),
+    "cross_thread_frees": ("frees", "cross_thread"),
+}
+
+
+def _figure(doc: dict[str, Any], path: tuple[str, str]) -> float | None:
+    section = doc.get(path[0])
+    value = section.get(path[1]) if isinstance(section, dict) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
 
 
 def _doc_cell(doc: dict[str, Any]) -> str | None:
@@ -83,6 +103,10 @@ def _collect(docs: Iterable[dict[str, Any]]) -> dict[str, _Acc]:
                                  "label": failure_label(doc), "error": doc.get("error")})
             continue
         acc.primary = acc.primary or doc.get("primary")
+        for name, path in DOC_FIGURES.items():
+            value = _figure(doc, path)
+            if value is not None:
+                acc.figures.setdefault(name, []).append(value)
         for name, m in (doc.get("metrics") or {}).items():
             value = m.get("value") if isinstance(m, dict) else None
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -159,6 +183,7 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                 "metrics": {name: {**_spread_json(vals), "unit": acc.units[name][0],
                                    "better": acc.units[name][1]}
                             for name, vals in acc.values.items()},
+                "figures": {name: _spread_json(vals) for name, vals in acc.figures.items()},
             }
             if primary["n"]:
                 cell["status"] = STATUS_OK
@@ -177,7 +202,16 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                 c["ratio_to_system"] = stats.ratio(c["median"], base["median"])
         cells += row_cells
     return {"schema": SUMMARY_SCHEMA, "baseline": BASELINE, "reps": plan.get("reps"),
-            "allocators": allocs, "rows": rows, "cells": cells}
+            "cores": _cores(docs), "allocators": allocs, "rows": rows, "cells": cells}
+
+
+def _cores(docs: Sequence[dict[str, Any]]) -> int | None:
+    """The machine's core count, as the runner documents say (None if none does)."""
+    for doc in docs:
+        cores = (doc.get("env") or {}).get("cores")
+        if isinstance(cores, int) and not isinstance(cores, bool) and cores > 0:
+            return cores
+    return None
 
 
 def failed_cells(summary: dict[str, Any]) -> list[dict[str, Any]]:

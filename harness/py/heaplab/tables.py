@@ -4,6 +4,11 @@ One table per workload group; a row per workload and thread count; a column
 per allocator. A cell shows the median with its min–max and the ratio of
 medians to `system`; a cell that did not produce numbers says why
 ("crashed (SIGSEGV)", "timeout", "error: …", "not installed (apt install …)").
+A row with more threads than the machine has cores says so beside its
+thread count. A group whose workloads count their cross-thread frees (the
+classic multi-threaded benchmarks) gets a second table: peak RSS per
+allocator, and how many blocks were freed on another thread than the one
+that allocated them.
 """
 from __future__ import annotations
 
@@ -105,6 +110,91 @@ def workload_label(row: dict[str, Any]) -> str:
     return f"{row['workload']} ({given})" if given else row["workload"]
 
 
+BYTES_PER_MB = 1e6
+
+
+def threads_text(threads: int, cores: int | None) -> str:
+    """`4 (oversubscribed: 2 cores)` when a row has more threads than cores."""
+    if isinstance(cores, int) and threads > cores:
+        return f"{threads} (oversubscribed: {cores} cores)"
+    return str(threads)
+
+
+def _figure_median(cell: dict[str, Any], name: str) -> float | None:
+    if cell["status"] != STATUS_OK:
+        return None
+    return ((cell.get("figures") or {}).get(name) or {}).get("median")
+
+
+def _counts_frees(cells: list[dict[str, Any]]) -> bool:
+    return any(_figure_median(c, "frees") is not None for c in cells)
+
+
+def _range_text(values: list[float], fmt: Any) -> str:
+    lo, hi = min(values), max(values)
+    return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def cross_thread_text(cells: list[dict[str, Any]]) -> str:
+    """`50.0k of 410k (12.2%)`: blocks freed on another thread, median per
+    allocator, as a range over the allocators when they differ."""
+    pairs = [(_figure_median(c, "cross_thread_frees"), _figure_median(c, "frees")) for c in cells]
+    pairs = [(x, n) for x, n in pairs if x is not None and n is not None]
+    if not pairs:
+        return "–"
+    shares = [100.0 * x / n if n else 0.0 for x, n in pairs]
+    return (f"{_range_text([x for x, _ in pairs], fmt_count)} of "
+            f"{_range_text([n for _, n in pairs], fmt_count)} "
+            f"({_range_text(shares, lambda v: f'{v:.1f}%')})")
+
+
+def fmt_count(value: float) -> str:
+    """A count for reading: 950, 12.3k, 4.10M."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.0f}"
+
+
+def peak_rss_text(cell: dict[str, Any], base: dict[str, Any] | None) -> str:
+    """Peak RSS in MB (median, min–max), with its ratio to the baseline's."""
+    if cell["status"] != STATUS_OK:
+        return cell_text(cell)
+    spread = (cell.get("figures") or {}).get("peak_rss_bytes") or {}
+    if spread.get("median") is None:
+        return "–"
+    text = fmt_number(spread["median"] / BYTES_PER_MB)
+    if spread.get("n", 0) > 1:
+        text += f" ({fmt_number(spread['min'] / BYTES_PER_MB)}–{fmt_number(spread['max'] / BYTES_PER_MB)})"
+    base_median = _figure_median(base, "peak_rss_bytes") if base is not None else None
+    if base is not None and base is not cell and base_median:
+        text += " " + fmt_ratio(spread["median"] / base_median)
+    return text
+
+
+def _memory_table(summary: dict[str, Any], group: str, allocs: list[str],
+                  index: dict[tuple[str, int, str], dict[str, Any]]) -> list[str]:
+    """Peak RSS and cross-thread frees of the rows of `group` that count frees."""
+    out = ["Peak RSS of the process (MB, median (min–max), ×ratio to "
+           f"{summary['baseline']}'s), and blocks freed on a thread other than the one that "
+           "allocated them (median per allocator; a range when allocators differ).", "",
+           "| workload | threads | freed on another thread | peak RSS: " + " | ".join(allocs) + " |",
+           "| --- | ---: | --- | " + " | ".join("---:" for _ in allocs) + " |"]
+    for row in summary["rows"]:
+        if row.get("group", "") != group:
+            continue
+        cells = [index[(row["workload"], int(row["threads"]), a)] for a in allocs]
+        if not _counts_frees(cells):
+            continue
+        base = next((c for c in cells if c["allocator"] == summary["baseline"]), None)
+        texts = [_md_escape(peak_rss_text(c, base)) for c in cells]
+        out.append(f"| {_md_escape(workload_label(row))} | "
+                   f"{threads_text(int(row['threads']), summary.get('cores'))} | "
+                   f"{cross_thread_text(cells)} | " + " | ".join(texts) + " |")
+    out.append("")
+    return out
+
+
 def markdown(summary: dict[str, Any]) -> str:
     allocs = [a["name"] for a in summary["allocators"]]
     index = _index(summary)
@@ -123,15 +213,22 @@ def markdown(summary: dict[str, Any]) -> str:
                 continue
             cells = [index[(row["workload"], int(row["threads"]), a)] for a in allocs]
             texts = [_md_escape(cell_text(c)) for c in cells]
-            out.append(f"| {_md_escape(workload_label(row))} | {row['threads']} | "
+            out.append(f"| {_md_escape(workload_label(row))} | "
+                       f"{threads_text(int(row['threads']), summary.get('cores'))} | "
                        f"{_md_escape(_metric_label(row, cells))} | " + " | ".join(texts) + " |")
         out.append("")
+        group_cells = [c for c in summary["cells"] if c.get("group", "") == group]
+        if _counts_frees(group_cells):
+            out += _memory_table(summary, group, allocs, index)
     out.append(run_notes.markdown(summary))
     return "\n".join(out)
 
 
 CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better", "params")
-CSV_CELL_FIELDS = ("median", "min", "max", "n", "ratio_to_system", "status")
+CSV_CELL_FIELDS = ("median", "min", "max", "n", "ratio_to_system", "status",
+                   "peak_rss_bytes", "frees", "cross_thread_frees")
+# CSV cell fields that are medians of a document figure, not of the metric
+CSV_FIGURE_FIELDS = ("peak_rss_bytes", "frees", "cross_thread_frees")
 
 
 def _csv_value(value: Any) -> str:
@@ -154,7 +251,9 @@ def csv_text(summary: dict[str, Any]) -> str:
     """One CSV: a row per (workload, threads) with the parameters set for it
     (`params`, empty for the workload's own), rows of a group together, and
     per allocator the columns <alloc>_median, _min, _max, _n, _ratio_to_system,
-    _status (status is "ok" or what the Markdown cell says)."""
+    _status (status is "ok" or what the Markdown cell says), and the medians of
+    _peak_rss_bytes, _frees and _cross_thread_frees (empty where a workload
+    does not count its frees)."""
     allocs = [a["name"] for a in summary["allocators"]]
     index = _index(summary)
     buf = io.StringIO()
@@ -173,5 +272,6 @@ def csv_text(summary: dict[str, Any]) -> str:
             for c in cells:
                 line += [_csv_value(c["median"]), _csv_value(c["min"]), _csv_value(c["max"]),
                          str(c["n"]), _csv_value(c["ratio_to_system"]), _csv_status(c)]
+                line += [_csv_value(_figure_median(c, f)) for f in CSV_FIGURE_FIELDS]
             writer.writerow(line)
     return buf.getvalue()
