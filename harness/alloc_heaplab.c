@@ -53,6 +53,7 @@ int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen)
     hl_set_tcache(nocache ? 0 : 1);
     out->name = nocache ? "heaplab-nocache" : "heaplab";
     out->version = hl_version();
+    out->stats_version = HL_STATS_VERSION;
     out->library = "static";
     out->preload = HEAPLAB_PRELOAD_PATH[0] ? HEAPLAB_PRELOAD_PATH : NULL;
     /* a preloaded program reads its switch from the environment at start-up */

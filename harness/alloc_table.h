@@ -42,6 +42,8 @@ typedef struct alloc_table {
     /* Optional hooks: NULL = the allocator has none ("n/a" in reports). */
     void (*free_sized)(void *p, size_t size);   /* mi_free_size, sdallocx, hl_free_sized */
     int (*stats)(alloc_stat *out, int max);     /* returns how many entries it wrote */
+    int stats_version;                          /* the layout and meaning of those entries when the
+                                                 * allocator versions them (heaplab: HL_STATS_VERSION), else 0 */
     int (*trim)(void);                          /* give memory back to the OS now; 0 on success */
     void (*thread_flush)(void);                 /* return this thread's cached memory now */
 } alloc_table;

@@ -51,6 +51,10 @@ static void write_allocator(json_writer *j, const alloc_table *a)
     json_kv_bool(j, "trim", a->trim != NULL);
     json_kv_bool(j, "thread_flush", a->thread_flush != NULL);
     json_object_end(j);
+    if (a->stats_version)
+        json_kv_int(j, "stats_version", a->stats_version);
+    else
+        json_kv_null(j, "stats_version");
     json_object_end(j);
 }
 

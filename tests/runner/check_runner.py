@@ -27,7 +27,8 @@ RUN_TOP = {"schema": (str,), "status": (str,), "error": (str, type(None)),
 WORKLOAD_KEYS = {"name": (str,), "group": (str,), "kind": (str,),
                  "source": (str, type(None)), "describe": (str,), "params": (dict,),
                  "threads": (int,), "seed": (int,)}
-ALLOCATOR_KEYS = {"name": (str,), "version": (str,), "library": (str,), "hooks": (dict,)}
+ALLOCATOR_KEYS = {"name": (str,), "version": (str,), "library": (str,), "hooks": (dict,),
+                  "stats_version": (int, type(None))}
 HOOK_KEYS = ("free_sized", "stats", "trim", "thread_flush")
 NUMBER = (int, float)
 NUMBER_OR_NULL = (int, float, type(None))
@@ -132,6 +133,9 @@ def cmd_document(a: argparse.Namespace) -> None:
     if a.expect_samples is not None:
         expect(len(doc["samples"]) == a.expect_samples,
                f"{len(doc['samples'])} samples, expected {a.expect_samples}")
+    if alloc["name"] in ("heaplab", "heaplab-nocache"):
+        expect(isinstance(alloc["stats_version"], int) and alloc["stats_version"] >= 1,
+               f"heaplab's document carries no stats version ({alloc['stats_version']!r})")
     if a.expect_stats:
         expect(alloc["hooks"]["stats"], "allocator has no stats hook")
         expect(all(p["alloc_stats"] for p in doc["phases"]), "a phase has no alloc_stats")
