@@ -92,9 +92,9 @@ void core_init_slow(void)
         tcache_init();
         atomic_store_explicit(&core_initialized, 1, memory_order_release);
         /* last: it may allocate, which must find heaplab ready (that
-         * allocation takes class locks, never init_lock) */
-        /* (glibc fails this only without memory; the program then runs
-         * without them, as it would have to on any allocator) */
+         * allocation takes class locks, never init_lock). glibc fails it
+         * only without memory; the program then runs without the handlers,
+         * as it would have to on any allocator. */
         (void)os_on_fork(fork_prepare, fork_parent, fork_child);
     }
     pthread_mutex_unlock(&init_lock);

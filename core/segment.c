@@ -2,9 +2,9 @@
  *
  * A small segment is 4 MiB at a 4 MiB boundary: a header with the per-page
  * table, the block bitmaps and slot arrays, then 64 KiB pages. Spans of 1,
- * 2 or 4 pages (SPAN_MAX_PAGES), aligned to their size, are handed to size classes; a
- * span whose blocks are all free comes back here fully purged, so its pages
- * can serve any other class. Guarded by core_pool.lock (after class locks). */
+ * 2 or 4 pages (SPAN_MAX_PAGES), aligned to their size, are handed to size
+ * classes; a span whose blocks are all free comes back here fully purged,
+ * so its pages can serve any other class. Guarded by core_pool.lock (after class locks). */
 #include "internal.h"
 
 #include <string.h>

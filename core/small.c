@@ -359,7 +359,8 @@ void central_drain(unsigned heap, unsigned cls)
 
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n)
 {
-    CORE_ASSERT(heap < SMALL_HEAPS && cls < NCLASSES && n >= 1 && n <= TCACHE_MAX_BLOCKS, "flush of a heap or class out of range, or of no entries");
+    CORE_ASSERT(heap < SMALL_HEAPS && cls < NCLASSES && n >= 1 && n <= TCACHE_MAX_BLOCKS,
+                "flush of a heap or class out of range, or of no entries");
     for (unsigned i = 0; i < n && HEAPLAB_DEBUG >= 1; i++)
         CORE_ASSERT(registry_is_small((uintptr_t)e[i].ptr) &&
                         small_seg_of((uintptr_t)e[i].ptr)->page_class[page_index((uintptr_t)e[i].ptr)] == cls + 1 &&
@@ -515,6 +516,7 @@ void central_recount_after_fork(void)
 {
     struct small_census *c = &(struct small_census){0};
     small_census_take(c);
+    /* (tcache_after_fork_child left the forking thread alone on the list) */
     struct tcache *self = core_threads.head;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *sc = &core_classes[cls];
