@@ -333,12 +333,16 @@ extern struct segment_pool core_pool CORE_INTERNAL;
 
 /* ---- small classes, central state (small.c) ---------------------------- */
 
-/* Threads are numbered round-robin modulo this at their first slow path:
- * thread arena a takes its small blocks from the spans of small heap a and
- * its medium blocks from medium arena a % MEDIUM_ARENAS. Two threads on
- * different heaps share no span, no lock and no counter line on the small
- * path; up to this many threads (more than cores, on the machines this
- * runs on) each have one to themselves. */
+/* A thread takes, at its first slow path, the thread arena that the fewest
+ * live threads use (the lowest such): thread arena a takes its small blocks
+ * from the spans of small heap a and its medium blocks from medium arena
+ * a % MEDIUM_ARENAS. Two threads on different heaps share no span, no lock
+ * and no counter line on the small path; up to this many threads (more than
+ * cores, on the machines this runs on) each have one to themselves, and a
+ * thread started after another exited takes over its heap, whose spans
+ * hold what the program kept of the old thread's blocks (threads started
+ * round-robin over all heaps would each carve fresh spans: a program that
+ * replaces its threads would grow with every generation). */
 #define THREAD_ARENAS 16
 #define SMALL_HEAPS THREAD_ARENAS
 
@@ -555,6 +559,8 @@ struct thread_list {
     struct tcache *head;
     /* counters of threads that exited (or ran without a cache) */
     _Atomic size_t small_requested, allocs;
+    /* live threads set up on each thread arena */
+    unsigned arena_threads[THREAD_ARENAS];
     /* blocks per class held by the caches of threads that did not survive
      * a fork, or in their hands at the fork: lost to this process, counted
      * as cached (central_recount_after_fork) */

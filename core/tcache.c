@@ -24,7 +24,6 @@ _Atomic int core_tcache_on = 1;
 #define TCACHE_BIN_BYTES ((size_t)65536)
 #define TCACHE_MIN_BLOCKS 4u
 
-static _Atomic unsigned next_arena;
 
 /* The bins' layout in a region: bin c's entries start at bin_first[c]. Set
  * by tcache_init, read-only afterwards. */
@@ -117,6 +116,7 @@ static void thread_exit(void *arg)
         core_threads.head = tc->next;
     if (tc->next)
         tc->next->prev = tc->prev;
+    core_threads.arena_threads[tc->arena]--;
     atomic_fetch_add_explicit(&core_threads.small_requested, tc->small_requested, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
@@ -143,6 +143,11 @@ void tcache_after_fork_child(void)
     }
     core_threads.head = self_listed ? self : NULL;
     self->prev = self->next = NULL;
+    /* the child's only thread is the one that forked */
+    for (unsigned a = 0; a < THREAD_ARENAS; a++)
+        core_threads.arena_threads[a] = 0;
+    if (self_listed)
+        core_threads.arena_threads[self->arena] = 1;
 }
 
 void tcache_init(void)
@@ -161,8 +166,13 @@ void tcache_init(void)
 static void thread_setup(struct tcache *tc)
 {
     tc->state = THREAD_INIT;
-    tc->arena = (uint8_t)(atomic_fetch_add_explicit(&next_arena, 1, memory_order_relaxed) % THREAD_ARENAS);
     pthread_mutex_lock(&core_threads.lock);
+    unsigned arena = 0;
+    for (unsigned a = 1; a < THREAD_ARENAS; a++)
+        if (core_threads.arena_threads[a] < core_threads.arena_threads[arena])
+            arena = a;
+    core_threads.arena_threads[arena]++;
+    tc->arena = (uint8_t)arena;
     tc->prev = NULL;
     tc->next = core_threads.head;
     if (core_threads.head)

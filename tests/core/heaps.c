@@ -211,6 +211,56 @@ static void mixed_batches_stay_consistent(void)
     CHECK("hl_check clean after trim", hl_check() == 0);
 }
 
+/* A thread that replaces one that exited takes over its heap: the blocks
+ * the old thread freed serve the new one (threads handed out round-robin
+ * over every heap carved fresh spans for each new thread). */
+#define GENERATION_BLOCKS 600
+static void *generation_blocks[GENERATION_BLOCKS];
+static void *kept_block;
+
+static void *old_generation(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < GENERATION_BLOCKS; i++)
+        generation_blocks[i] = hl_malloc(SIZE);
+    /* one block outlives the thread, as a program's data would */
+    kept_block = generation_blocks[0];
+    for (int i = 1; i < GENERATION_BLOCKS; i++)
+        hl_free(generation_blocks[i]);
+    return NULL;
+}
+
+static void *new_generation(void *arg)
+{
+    int *reused = arg;
+    for (int i = 0; i < 64; i++) {
+        void *p = hl_malloc(SIZE);
+        for (int k = 1; k < GENERATION_BLOCKS; k++)
+            if (p == generation_blocks[k]) {
+                (*reused)++;
+                break;
+            }
+    }
+    return NULL;
+}
+
+static void next_thread_takes_over_a_heap(void)
+{
+    int reused = 0;
+    for (int round = 0; round < 3; round++) {
+        pthread_t t;
+        pthread_create(&t, NULL, old_generation, NULL);
+        pthread_join(t, NULL);
+        int got = 0;
+        pthread_create(&t, NULL, new_generation, &got);
+        pthread_join(t, NULL);
+        reused += got == 64;
+        hl_free(kept_block);
+    }
+    CHECK("a thread started after another exited gets the blocks that thread freed (its heap)", reused == 3);
+    CHECK("hl_check clean after three generations of threads", hl_check() == 0);
+}
+
 int main(void)
 {
     /* the main thread takes a heap before any test thread starts */
@@ -218,5 +268,6 @@ int main(void)
     concurrent_sets_use_different_pages();
     freed_elsewhere_comes_back();
     mixed_batches_stay_consistent();
+    next_thread_takes_over_a_heap();
     return tu_finish();
 }
