@@ -20,28 +20,10 @@ static int aligned(void *p, size_t a)
  * exactly one line starting with `expect` to stderr. */
 static int dies_with(void (*fn)(void), const char *expect)
 {
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return 0;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(pipefd[0]);
-        dup2(pipefd[1], STDERR_FILENO);
-        fn();
-        _exit(0); /* survived: the check fails */
-    }
-    close(pipefd[1]);
     char buf[512];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(pipefd[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)r;
-    buf[n] = 0;
-    close(pipefd[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    int one_line = n > 0 && buf[n - 1] == '\n' && memchr(buf, '\n', n) == buf + n - 1;
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && one_line && strncmp(buf, expect, strlen(expect)) == 0;
+    size_t n;
+    int status = tu_run_child(fn, 0, buf, sizeof buf, &n);
+    return tu_aborted_with_line(status, buf, n, expect);
 }
 
 static void free_stack_pointer(void)

@@ -37,29 +37,14 @@
  * the child did into why[0..n). */
 static int dies_with(void (*fn)(void), const char *expect, char *why, size_t why_size)
 {
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return 0;
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(pipefd[0]);
-        dup2(pipefd[1], STDERR_FILENO);
-        fn();
-        _exit(SURVIVED);
-    }
-    close(pipefd[1]);
     char buf[512];
-    size_t n = 0;
-    ssize_t r;
-    while (n < sizeof buf - 1 && (r = read(pipefd[0], buf + n, sizeof buf - 1 - n)) > 0)
-        n += (size_t)r;
-    buf[n] = 0;
-    close(pipefd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    int one_line = n > 0 && buf[n - 1] == '\n' && memchr(buf, '\n', n) == buf + n - 1;
-    int ok = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && one_line && strncmp(buf, expect, strlen(expect)) == 0;
+    size_t n;
+    int status = tu_run_child(fn, SURVIVED, buf, sizeof buf, &n);
+    if (status == -1) {
+        snprintf(why, why_size, "no child could be run\n");
+        return 0;
+    }
+    int ok = tu_aborted_with_line(status, buf, n, expect);
     if (!ok) {
         const char *what = "child exit status";
         if (WIFSIGNALED(status))

@@ -2,9 +2,13 @@
 #ifndef HEAPLAB_TESTUTIL_H
 #define HEAPLAB_TESTUTIL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int tu_failures;
 
@@ -57,6 +61,47 @@ static inline size_t tu_rss(void)
         fclose(f);
     }
     return (size_t)resident * 4096u;
+}
+
+/* Runs fn in a forked child whose stderr goes into buf (NUL-terminated,
+ * *len bytes); returns the child's wait status, or -1 when no child ran. A
+ * child whose fn returns exits with status `survived`. */
+static inline int tu_run_child(void (*fn)(void), int survived, char *buf, size_t size, size_t *len)
+{
+    int pipefd[2];
+    *len = 0;
+    buf[0] = 0;
+    if (pipe(pipefd) != 0)
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        dup2(pipefd[1], STDERR_FILENO);
+        fn();
+        _exit(survived);
+    }
+    close(pipefd[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n < size - 1 && (r = read(pipefd[0], buf + n, size - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = 0;
+    close(pipefd[0]);
+    int status = -1;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    *len = n;
+    return status;
+}
+
+/* 1 when a child's wait status is death by SIGABRT and its stderr (buf,
+ * n bytes) is exactly one line starting with `expect` */
+static inline int tu_aborted_with_line(int status, const char *buf, size_t n, const char *expect)
+{
+    int one_line = n > 0 && buf[n - 1] == '\n' && memchr(buf, '\n', n) == buf + n - 1;
+    return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT && one_line &&
+           strncmp(buf, expect, strlen(expect)) == 0;
 }
 
 #endif
