@@ -55,6 +55,9 @@ class Doc:
     samples: tuple[Mapping[str, Any], ...] = ()
     process: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, Any] = field(default_factory=dict)
+    # what the run wrote into each block ("none", "first", "pages", "all");
+    # None for a workload without the parameter (scripts)
+    touch: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -157,6 +160,12 @@ class Run:
     def thread_counts(self, workload: str) -> list[int | None]:
         counts = {d.threads for d in self.docs if d.workload == workload}
         return sorted(counts, key=lambda t: (t is None, t or 0))
+
+    def label(self, workload: str) -> str:
+        """The workload's name as chart titles and ticks show it: with what
+        its blocks had written into them (`touch=first`) where it says."""
+        touch = next((d.touch for d in self.docs if d.workload == workload and d.touch), None)
+        return f"{workload} (touch={touch})" if touch else workload
 
     def describe(self, workload: str) -> str:
         for d in self.docs:
@@ -280,6 +289,8 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
     metric, value = _metric_of(raw)
     group = workload.get("group") if isinstance(workload, Mapping) else None
     describe = workload.get("describe") if isinstance(workload, Mapping) else None
+    names = workload.get("param_names") if isinstance(workload, Mapping) else None
+    touch = names.get("touch") if isinstance(names, Mapping) else None
     return Doc(
         line=line,
         workload=_name_of(workload, "workload", where),
@@ -295,6 +306,7 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
         samples=_list_of_objects(raw.get("samples")),
         process=raw.get("process") if isinstance(raw.get("process"), Mapping) else {},
         env=raw.get("env") if isinstance(raw.get("env"), Mapping) else {},
+        touch=touch if isinstance(touch, str) else None,
     )
 
 

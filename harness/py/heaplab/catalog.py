@@ -157,24 +157,22 @@ def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
     parameter KEY, its overrides as sorted (KEY, VALUE) pairs. A KEY no
     selected workload has, a VALUE that is not a whole number, or one outside
     a workload's range is bad input."""
-    wanted: dict[str, int] = {}
+    wanted: dict[str, str] = {}
     for spec in specs:
         key, sep, text = spec.partition("=")
         key, text = key.strip(), text.strip()
         if not sep or not key or not text:
             raise SelectionError(f"--param {spec!r}: expected KEY=VALUE, e.g. --param count=1000")
-        try:
-            wanted[key] = int(text.replace("_", ""), 10)
-        except ValueError:
-            raise SelectionError(f"--param {key}={text}: '{text}' is not a whole number") from None
+        wanted[key] = text
     overrides: dict[str, list[tuple[str, int]]] = {}
-    for key, value in wanted.items():
+    for key, text in wanted.items():
         having = [(w, p) for w in workloads for p in w.params if p.get("name") == key]
         if not having:
             known = sorted({p.get("name") for w in workloads for p in w.params})
             raise SelectionError(f"--param {key}: no selected workload has a parameter '{key}' "
                                  f"(theirs: {', '.join(known) or 'none'})")
         for w, p in having:
+            value = param_value(p, text)
             lo, hi = p.get("min"), p.get("max")
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise SelectionError(f"--param {key}={value}: {w.name} takes {key} from {lo} to {hi}")
@@ -182,6 +180,43 @@ def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
     for w in workloads:
         _check_ranges(w, dict(overrides.get(w.name, ())))
     return {name: tuple(sorted(pairs)) for name, pairs in overrides.items()}
+
+
+def param_value(p: dict[str, Any], text: str) -> int:
+    """The value `text` gives parameter `p`: a whole number, or for a
+    parameter with named values (`touch`: none, first, pages, all) one of
+    its names."""
+    names = list(p.get("values") or [])
+    if text in names:
+        return int(p.get("min") or 0) + names.index(text)
+    try:
+        return int(text.replace("_", ""), 10)
+    except ValueError:
+        expected = f"one of {', '.join(names)}" if names else "a whole number"
+        raise SelectionError(f"--param {p.get('name')}={text}: '{text}' is not {expected}") from None
+
+
+def value_name(p: dict[str, Any] | None, value: Any) -> str:
+    """How a parameter's value reads: its name where it has one."""
+    names = list((p or {}).get("values") or [])
+    index = value - int((p or {}).get("min") or 0) if isinstance(value, int) else -1
+    return names[index] if 0 <= index < len(names) else str(value)
+
+
+TOUCH = "touch"
+# The runner's names for the values of `touch`, 0 up (harness/workload.h).
+TOUCH_NAMES = ("none", "first", "pages", "all")
+
+
+def touch_of(w: Workload, quick: bool, given: Iterable[tuple[str, Any]] = ()) -> str | None:
+    """What a run of `w` writes into its blocks (`none`, `first`, `pages`,
+    `all`): the `touch` set for it, else its default at that size; None for
+    a workload without the parameter (scripts say it per operation)."""
+    p = next((p for p in w.params if p.get("name") == TOUCH), None)
+    if p is None:
+        return None
+    value = dict(given).get(TOUCH, p.get("quick" if quick else "default"))
+    return value_name(p, value)
 
 
 MIN_PREFIX, MAX_PREFIX = "min_", "max_"
