@@ -76,8 +76,14 @@ void wl_metric(wl_ctx *ctx, const char *name, double value, const char *unit,
  * live, as the workload counts them) and the allocator's own statistics. */
 void wl_phase(wl_ctx *ctx, const char *name, long long ops, size_t live_bytes);
 
-/* One point of the memory-over-time series (RSS read by the runner). */
+/* One point of the memory-over-time series (RSS read by the runner, from
+ * statm). Its time is the harness's: wl_phase leaves it out of the phase's
+ * elapsed time, and a workload timing a stretch that samples subtracts
+ * what wl_untimed_ns() grew by. */
 void wl_sample(wl_ctx *ctx, long long ops, size_t live_bytes);
+
+/* Nanoseconds the runner has spent in wl_sample() so far, on all threads. */
+uint64_t wl_untimed_ns(wl_ctx *ctx);
 
 /* Records how many blocks the workload freed and how many of those it freed
  * on a thread other than the one that allocated them. A workload knows by
