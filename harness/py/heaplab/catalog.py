@@ -10,7 +10,7 @@ import fnmatch
 import json
 import pathlib
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 LIST_SCHEMA = "heaplab.list/1"
@@ -46,6 +46,13 @@ class Workload:
     threaded: bool = False
     default_threads: int = 1
     params: tuple[dict[str, Any], ...] = ()
+    # what to pass the runner's --workload: the name, or for a script named
+    # by its path (outside workloads/) that path
+    run_as: str = ""
+
+    @property
+    def argument(self) -> str:
+        return self.run_as or self.name
 
 
 @dataclass
@@ -118,21 +125,79 @@ def select_allocators(catalog: Catalog, spec: str | None) -> list[str]:
     return chosen
 
 
-def select_workloads(catalog: Catalog, spec: str | None) -> list[Workload]:
+SCRIPT_SUFFIX = ".wl"
+
+
+def is_script_path(pattern: str) -> bool:
+    """A --workload entry that names a script file (as the runner takes it)."""
+    return "/" in pattern or pattern.endswith(SCRIPT_SUFFIX)
+
+
+def _stem(source: str | None) -> str:
+    name = pathlib.PurePath(source or "").name
+    return name[:-len(SCRIPT_SUFFIX)] if name.endswith(SCRIPT_SUFFIX) else name
+
+
+def _broken_match(catalog: Catalog, pattern: str) -> dict[str, Any] | None:
+    """The broken script a name would have meant (its file name without .wl)."""
+    return next((b for b in catalog.broken_scripts
+                 if fnmatch.fnmatchcase(_stem(b.get("source")), pattern)), None)
+
+
+def load_script(runner: pathlib.Path, path: str) -> Workload:
+    """The script at `path`, as the runner lists it (it is read from its own
+    folder); SelectionError with the runner's `file:line: what` when it does
+    not load."""
+    file = pathlib.Path(path)
+    if not file.is_file():
+        raise SelectionError(f"--workload {path}: no such script file")
+    try:
+        proc = subprocess.run([str(runner), "--list-json", "--workloads-dir", str(file.parent)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=LIST_TIMEOUT_S, check=False)
+        listed = Catalog.from_json(json.loads(proc.stdout))
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
+        raise SelectionError(f"--workload {path}: the runner cannot list it: {e}") from None
+    wanted = file.resolve()
+    for b in listed.broken_scripts:
+        if pathlib.Path(str(b.get("source"))).resolve() == wanted:
+            raise SelectionError(str(b.get("error")))
+    for w in listed.workloads:
+        if w.source and pathlib.Path(w.source).resolve() == wanted:
+            return replace(w, run_as=str(file))
+    raise SelectionError(f"--workload {path}: not a workload script (no {SCRIPT_SUFFIX} the runner reads)")
+
+
+def select_workloads(catalog: Catalog, spec: str | None,
+                     runner: pathlib.Path | None = None) -> list[Workload]:
     """Workloads whose name matches one of the comma-separated globs (a bare
-    group name selects the whole group), in catalog order."""
+    group name selects the whole group), in catalog order, then scripts named
+    by their path (read through `runner`). A name that only a broken script
+    has is refused with that script's error."""
     if not spec:
         return list(catalog.workloads)
     picked: set[str] = set()
+    by_path: list[Workload] = []
     for pattern in split_list(spec):
+        if runner is not None and is_script_path(pattern):
+            w = load_script(runner, pattern)
+            if w.name not in {x.name for x in by_path}:
+                by_path.append(w)
+            continue
         matched = {w.name for w in catalog.workloads if fnmatch.fnmatchcase(w.name, pattern)}
         if not matched:
             matched = {w.name for w in catalog.workloads if w.group == pattern}
         if not matched:
+            broken = _broken_match(catalog, pattern)
+            if broken is not None:
+                raise SelectionError(f"workload '{pattern}' does not load: {broken.get('error')}")
             names = ", ".join(w.name for w in catalog.workloads)
             raise SelectionError(f"no workload matches '{pattern}'; workloads: {names}")
         picked |= matched
-    return [w for w in catalog.workloads if w.name in picked]
+    clash = [w.name for w in by_path if w.name in picked]
+    if clash:
+        raise SelectionError(f"--workload: {', '.join(clash)} is named both by name and by path")
+    return [w for w in catalog.workloads if w.name in picked] + by_path
 
 
 def parse_threads(spec: str | None) -> list[int]:

@@ -182,7 +182,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return 1
     try:
         allocators = catalog_mod.select_allocators(cat, args.alloc)
-        workloads = catalog_mod.select_workloads(cat, args.workload)
+        workloads = catalog_mod.select_workloads(cat, args.workload, runner)
         params = catalog_mod.parse_params(getattr(args, "param", None) or [], workloads)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)
