@@ -13,6 +13,7 @@ import json
 import re
 import signal
 import statistics
+import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -392,13 +393,19 @@ def load_run(folder: Path) -> Run:
     except (OSError, UnicodeDecodeError) as exc:
         raise RunError(f"{path}: cannot be read ({exc})") from None
     docs: list[Doc] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
+            # the rule of heaplab.rawlog: a run that stopped while writing
+            # (a full disk) leaves at most a torn last line; it is left out
+            if number == len(lines) and not text.endswith("\n"):
+                print(f"plots: {where}: torn last line left out ({exc.msg})", file=sys.stderr)
+                continue
             raise RunError(f"{where}: not valid JSON ({exc.msg})") from None
         docs.append(parse_doc(raw, where, number))
     docs = _fill_in(docs)

@@ -34,7 +34,7 @@ import subprocess
 import sys
 from typing import Any, Iterable, Sequence
 
-from . import atomicio, catalog as catalog_mod, cmd_run, matrix, paths, published, pythons, rundir
+from . import atomicio, catalog as catalog_mod, cmd_run, matrix, paths, published, pythons, rawlog, rundir
 from .prepare import obtain_runner
 from .reproduce_table import TableResult, measured_from_documents, render_markdown, reproduce
 from .summary import plan_json
@@ -160,7 +160,7 @@ def results_of(folder: pathlib.Path, tables: Sequence[published.PublishedTable]
     """Every table reproduced from a run folder's raw.jsonl and env.json."""
     env = rundir.load_env(folder)
     raw = folder / rundir.RAW
-    docs = list(atomicio.read_jsonl(raw)) if raw.exists() else []
+    docs = rawlog.read(raw).documents if raw.exists() else []
     measured = measured_from_documents(docs, _needs(tables), unavailable_from_env(env))
     return [reproduce(t, measured) for t in tables]
 

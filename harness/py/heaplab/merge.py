@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Sequence
+from . import rawlog
 
 RAW_FILE = "raw.jsonl"
 ENV_FILE = "env.json"
@@ -110,24 +111,16 @@ def machine_difference(a: MachineId, b: MachineId) -> str:
 
 
 def read_raw_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every document of a raw.jsonl file. Blank lines are skipped; a line
-    that is not a JSON object raises RunFolderError naming file and line."""
+    """Every document of a raw.jsonl file (heaplab.rawlog: a torn last line
+    is left out and reported on stderr); any other line that is not a JSON
+    object raises RunFolderError naming file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RunFolderError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    documents = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RunFolderError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(doc, dict):
-            raise RunFolderError(f"{path}:{number}: a document must be a JSON object")
-        documents.append(doc)
-    return documents
+        log = rawlog.read(path)
+    except rawlog.RawLogError as exc:
+        raise RunFolderError(str(exc)) from None
+    if log.torn:
+        print(f"run.py: {log.torn}", file=sys.stderr)
+    return log.documents
 
 
 def load_run_folder(path: str | os.PathLike[str]) -> RunFolder:
