@@ -3,7 +3,8 @@ compare, reproduce; plots has the same rule in plots/rundata.py).
 
 A run appends one document per line and makes each line durable before the
 next cell starts, so the only damage a crash or a full disk can leave is a
-torn *last* line: it is left out and reported, and the folder stays usable.
+torn *last* line, without its newline: it is left out and reported, and the
+folder stays usable.
 A line that does not parse anywhere else is damage nobody should read past:
 RawLogError names the file and the line.
 """
@@ -30,15 +31,16 @@ def parse(text: str, where: str) -> RawLog:
     """The documents of raw.jsonl's text; `where` names the file in messages."""
     log = RawLog()
     lines = text.split("\n")
-    # a complete file ends with a newline, so the last piece is empty
-    last = len(lines) - 1 if lines and lines[-1].strip() else len(lines) - 2
+    # every complete line ends with its newline: only a last piece without
+    # one can have been cut while it was written
+    torn_at = len(lines) if lines[-1].strip() else None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             doc = json.loads(line)
         except json.JSONDecodeError as exc:
-            if number - 1 == last:
+            if number == torn_at:
                 log.torn = (f"{where}:{number}: torn last line left out ({exc.msg}; "
                             f"{len(line)} bytes: the run stopped while writing it)")
                 continue
