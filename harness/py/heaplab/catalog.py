@@ -200,12 +200,20 @@ def select_workloads(catalog: Catalog, spec: str | None,
     return [w for w in catalog.workloads if w.name in picked] + by_path
 
 
+# The runner's limit (RUNNER_MAX_THREADS in harness/runner.h): checked here
+# so a bad count is refused before a run folder exists.
+MAX_THREADS = 1024
+
+
 def parse_threads(spec: str | None) -> list[int]:
-    """'1,2,4' -> [1, 2, 4]; empty means each workload's default."""
+    """'1,2,4' -> [1, 2, 4]; empty means each workload's default. An empty
+    entry ('1,,2') or a count above the runner's limit is bad input."""
     counts: list[int] = []
+    if spec and any(not part.strip() for part in spec.split(",")):
+        raise SelectionError(f"--threads: '{spec}' has an empty entry")
     for part in split_list(spec):
-        if not part.isdigit() or int(part) < 1:
-            raise SelectionError(f"--threads: '{part}' is not a positive whole number")
+        if not part.isdigit() or not 1 <= int(part) <= MAX_THREADS:
+            raise SelectionError(f"--threads: '{part}' is not a thread count in [1, {MAX_THREADS}]")
         if int(part) not in counts:
             counts.append(int(part))
     return counts
