@@ -288,20 +288,16 @@ def _resized(shard: Path, reps: int | None = None, scale: int = 1) -> None:
     (shard / "raw.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
 
 
-def test_merge_refuses_shards_of_different_sizes_unless_forced(tmp_path, fixtures):
+@pytest.mark.parametrize("first,second,says", [
+    ({"scale": 1}, {"scale": 8}, r"different parameters \(rounds=2500 in .* but 20000"),
+    ({"reps": 2}, {"reps": 3}, r"different --reps \(2, 3\)"),
+])
+def test_merge_refuses_shards_of_other_sizes_or_reps_unless_forced(tmp_path, fixtures, first,
+                                                                    second, says):
     one, two = split_into_shards(fixtures / "base", tmp_path, 2)
-    _resized(one, scale=1)
-    _resized(two, scale=8)
-    with pytest.raises(RunFolderError, match=r"different parameters \(rounds=2500 in .* but 20000"):
+    _resized(one, **first)
+    _resized(two, **second)
+    with pytest.raises(RunFolderError, match=says):
         merge_runs([one, two], tmp_path / "merged")
     assert not (tmp_path / "merged" / "raw.jsonl").exists()
-    merge_runs([one, two], tmp_path / "forced", force=True)
-
-
-def test_merge_refuses_shards_of_different_reps_unless_forced(tmp_path, fixtures):
-    one, two = split_into_shards(fixtures / "base", tmp_path, 2)
-    _resized(one, reps=2)
-    _resized(two, reps=3)
-    with pytest.raises(RunFolderError, match=r"different --reps \(2, 3\)"):
-        merge_runs([one, two], tmp_path / "merged")
     merge_runs([one, two], tmp_path / "forced", force=True)
