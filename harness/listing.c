@@ -54,6 +54,14 @@ static void json_workload(json_writer *j, const workload *w)
         json_kv_int(j, "min", p->min);
         json_kv_int(j, "max", p->max);
         json_kv_string(j, "help", p->help);
+        if (p->names) {
+            /* the name of each value from min up, for --param NAME=WORD */
+            json_key(j, "values");
+            json_array_begin(j);
+            for (int k = 0; p->names[k]; k++)
+                json_string(j, p->names[k]);
+            json_array_end(j);
+        }
         json_object_end(j);
     }
     json_array_end(j);

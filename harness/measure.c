@@ -66,6 +66,21 @@ static long long proc_kib_field(const char *path, const char *key)
     return kib_field(buf, key);
 }
 
+long long measure_rss_statm_bytes(void)
+{
+    char buf[PROC_FILE_MAX];
+    if (read_proc_file("/proc/self/statm", buf, sizeof buf) != 0)
+        return -1;
+    /* "size resident shared text lib data dt", in pages */
+    char *end;
+    strtoll(buf, &end, 10);
+    char *at = end;
+    long long pages = strtoll(at, &end, 10);
+    if (end == at)
+        return -1;
+    return pages * sysconf(_SC_PAGESIZE);
+}
+
 long long measure_rss_bytes(void)
 {
     return proc_kib_field("/proc/self/smaps_rollup", "Rss:");

@@ -11,6 +11,12 @@
  * unlike statm's batched counters). -1 when it cannot be read. */
 long long measure_rss_bytes(void);
 
+/* Resident set size in bytes from /proc/self/statm: one short line, so
+ * cheap enough to read every few thousand operations (the kernel updates
+ * it in per-thread batches, so it may lag by up to 64 pages a thread).
+ * What samples use; phases use the exact figure. -1 when unreadable. */
+long long measure_rss_statm_bytes(void);
+
 /* Highest resident set size so far ("VmHWM:" of /proc/self/status), bytes;
  * -1 when it cannot be read. */
 long long measure_peak_rss_bytes(void);

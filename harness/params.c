@@ -31,6 +31,38 @@ static void list_names(const workload *w, int count, char *buf, size_t cap)
     }
 }
 
+long long params_named_value(const wl_param_def *p, const char *text)
+{
+    if (!p->names)
+        return -1;
+    for (long long v = p->min; v <= p->max && p->names[v - p->min]; v++)
+        if (strcmp(p->names[v - p->min], text) == 0)
+            return v;
+    return -1;
+}
+
+const char *params_value_name(const wl_param_def *p, long long value)
+{
+    if (!p->names || value < p->min || value > p->max)
+        return NULL;
+    for (long long v = p->min; p->names[v - p->min]; v++)
+        if (v == value)
+            return p->names[v - p->min];
+    return NULL;
+}
+
+static void list_value_names(const wl_param_def *p, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; p->names[i] && used < cap; i++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", p->names[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
 static int assign(const workload *w, int count, const char *text, long long *values,
                   char *err, size_t errlen)
 {
@@ -53,9 +85,20 @@ static int assign(const workload *w, int count, const char *text, long long *val
     }
     const wl_param_def *p = &w->params[i];
     const char *value = eq + 1;
+    long long named = params_named_value(p, value);
+    if (named >= 0) {
+        values[i] = named;
+        return 0;
+    }
     char *end;
     errno = 0;
     long long v = strtoll(value, &end, 10);
+    if (p->names && (errno == ERANGE || end == value || *end || v < p->min || v > p->max)) {
+        char names[256];
+        list_value_names(p, names, sizeof names);
+        snprintf(err, errlen, "parameter '%s' = '%s' is not one of %s", p->name, value, names);
+        return -1;
+    }
     if (errno == ERANGE || end == value || *end || v < p->min || v > p->max) {
         snprintf(err, errlen, "parameter '%s' = '%s' is not an integer in [%lld, %lld]%s%s%s",
                  p->name, value, p->min, p->max, p->help ? " (" : "", p->help ? p->help : "",

@@ -2,6 +2,7 @@
  * at the end of a run on stdout. */
 #include "env_info.h"
 #include "json_writer.h"
+#include "params.h"
 #include "runner.h"
 
 #include <stdio.h>
@@ -31,6 +32,16 @@ static void write_workload(json_writer *j, const runner *r)
     json_object_begin(j);
     for (int i = 0; i < r->param_count; i++)
         json_kv_int(j, w->params[i].name, r->param_values[i]);
+    json_object_end(j);
+    /* named values by their names ("touch": "first"), for a reader without
+     * the catalog */
+    json_key(j, "param_names");
+    json_object_begin(j);
+    for (int i = 0; i < r->param_count; i++) {
+        const char *name = params_value_name(&w->params[i], r->param_values[i]);
+        if (name)
+            json_kv_string(j, w->params[i].name, name);
+    }
     json_object_end(j);
     json_kv_int(j, "threads", r->ctx.threads);
     json_kv_uint(j, "seed", (unsigned long long)r->ctx.seed);

@@ -94,6 +94,8 @@ int runner_run(runner *r)
     r->rss_start_bytes = measure_rss_bytes();
     r->start_ns = wl_now_ns();
     r->last_phase_ns = r->start_ns;
+    atomic_store(&r->untimed_ns, 0);
+    r->untimed_at_last_phase_ns = 0;
 
     int rc = run_workload(r);
 

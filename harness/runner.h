@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "alloc_table.h"
@@ -85,6 +86,10 @@ typedef struct runner {
     long long rss_start_bytes;
     uint64_t start_ns;        /* when run() was called */
     uint64_t last_phase_ns;   /* end of the previous phase's measurement */
+    /* time spent in wl_sample() so far, and as of the previous phase: the
+     * harness's own work, taken out of every timed figure */
+    _Atomic uint64_t untimed_ns;
+    uint64_t untimed_at_last_phase_ns;
     measure_usage usage_start;
 
     /* results of the whole run, filled by runner_finish() */

@@ -6,8 +6,13 @@
 /* The API promises one byte per 4 KiB, whatever the page size: on larger
  * pages it touches some pages more than once, which costs little. */
 enum { WL_TOUCH_STRIDE = 4096 };
-/* A non-zero byte, so no layer can treat the write as "still zero". */
-enum { WL_TOUCH_BYTE = 0xa5 };
+
+const char *const wl_touch_names[] = {"none", "first", "pages", "all", NULL};
+
+wl_touch_mode wl_touch_param(wl_ctx *ctx)
+{
+    return (wl_touch_mode)wl_param(ctx, "touch");
+}
 
 void wl_touch(void *p, size_t n, int all)
 {

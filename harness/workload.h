@@ -24,6 +24,9 @@ typedef struct wl_param_def {
     long long min;
     long long max;
     const char *help;
+    /* NULL, or the names of the values min..max in order (NULL-terminated):
+     * `--param touch=first` then means the value of "first". */
+    const char *const *names;
 } wl_param_def;
 
 enum { WL_MAX_PARAMS = 16 };
@@ -73,8 +76,14 @@ void wl_metric(wl_ctx *ctx, const char *name, double value, const char *unit,
  * live, as the workload counts them) and the allocator's own statistics. */
 void wl_phase(wl_ctx *ctx, const char *name, long long ops, size_t live_bytes);
 
-/* One point of the memory-over-time series (RSS read by the runner). */
+/* One point of the memory-over-time series (RSS read by the runner, from
+ * statm). Its time is the harness's: wl_phase leaves it out of the phase's
+ * elapsed time, and a workload timing a stretch that samples subtracts
+ * what wl_untimed_ns() grew by. */
 void wl_sample(wl_ctx *ctx, long long ops, size_t live_bytes);
+
+/* Nanoseconds the runner has spent in wl_sample() so far, on all threads. */
+uint64_t wl_untimed_ns(wl_ctx *ctx);
 
 /* Records how many blocks the workload freed and how many of those it freed
  * on a thread other than the one that allocated them. A workload knows by
@@ -109,6 +118,43 @@ uint64_t wl_rng_logrange(wl_rng *r, uint64_t lo, uint64_t hi);
 /* Writes one byte per 4 KiB page (and the first and last byte) of p, so the
  * memory is really touched; `all` writes every byte. */
 void wl_touch(void *p, size_t n, int all);
+
+/* What a workload writes into each block it allocates, as a program would:
+ * the parameter `touch` every built-in workload has (WL_TOUCH_PARAM). A
+ * block never written flatters an allocator whose cost is the program's
+ * first store to a cold block, so the default is WL_TOUCH_FIRST unless a
+ * published table needs the seed's own choice. */
+typedef enum wl_touch_mode {
+    WL_TOUCH_NONE,   /* nothing */
+    WL_TOUCH_FIRST,  /* the first byte */
+    WL_TOUCH_PAGES,  /* a byte per 4 KiB page and the last byte (wl_touch) */
+    WL_TOUCH_ALL,    /* every byte */
+} wl_touch_mode;
+/* A non-zero byte, so no layer can treat a written block as "still zero". */
+enum { WL_TOUCH_BYTE = 0xa5 };
+extern const char *const wl_touch_names[];  /* "none", "first", "pages", "all", NULL */
+
+#define WL_TOUCH_PARAM(mode)                                                          \
+    {"touch", (mode), 0, WL_TOUCH_NONE, WL_TOUCH_ALL,                                 \
+     "what is written into each new block: none, first (byte), pages (a byte per "    \
+     "4 KiB page), all (every byte)", wl_touch_names}
+
+/* Writes into a new block of n bytes as `mode` says; inline, because it sits
+ * in timed loops right after the allocation it belongs to. */
+static inline void wl_touch_block(void *p, size_t n, wl_touch_mode mode)
+{
+    if (mode == WL_TOUCH_NONE || n == 0)
+        return;
+    if (mode == WL_TOUCH_FIRST) {
+        /* volatile: the store is the point, the compiler must keep it */
+        *(volatile unsigned char *)p = WL_TOUCH_BYTE;
+        return;
+    }
+    wl_touch(p, n, mode == WL_TOUCH_ALL);
+}
+
+/* The workload's `touch` parameter. */
+wl_touch_mode wl_touch_param(wl_ctx *ctx);
 
 /* The built-in workloads (workloads/builtin.c) and their count. */
 extern const workload *const wl_builtins[];

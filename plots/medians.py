@@ -127,7 +127,7 @@ def collect(run: Run) -> list[MedianChart]:
             for workload in members:
                 counts = run.thread_counts(workload)
                 for threads in counts:
-                    label = textwrap.fill(workload, LABEL_WRAP)
+                    label = textwrap.fill(run.label(workload), LABEL_WRAP)
                     if len(counts) > 1 and threads is not None:
                         label += f"\n{threads} thread" + ("" if threads == 1
                                                            else "s")

@@ -227,7 +227,7 @@ def figures(run: Run) -> Iterator[tuple[str, Figure]]:
             suffix = [f"{threads}threads"] if len(counts) > 1 and threads else []
             at = f" at {threads} threads" if suffix else ""
             describe = run.describe(workload)
-            title = f"Memory by phase: {workload}{at}" + (
+            title = f"Memory by phase: {run.label(workload)}{at}" + (
                 f" \u2014 {describe}" if describe else "")
             peak_note = ("; peak = highest RSS above start"
                          if table.phases[-1] == PEAK else "")

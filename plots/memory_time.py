@@ -157,7 +157,7 @@ def draw_workload(run: Run, workload: str, threads: int | None,
     ax.xaxis.set_major_formatter(FuncFormatter(style.tick_label))
     ax.yaxis.set_major_formatter(FuncFormatter(style.tick_label))
     describe = run.describe(workload)
-    title = f"Memory over time: {workload}{title_suffix}" + (
+    title = f"Memory over time: {run.label(workload)}{title_suffix}" + (
         f" \u2014 {describe}" if describe else "")
     how = (style.spread_phrase(reps, "line", "band") if by_ops else f"{style.count_phrase(reps)} per allocator, each "
            f"drawn as sampled")

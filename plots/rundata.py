@@ -13,6 +13,7 @@ import json
 import re
 import signal
 import statistics
+import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,6 +56,9 @@ class Doc:
     samples: tuple[Mapping[str, Any], ...] = ()
     process: Mapping[str, Any] = field(default_factory=dict)
     env: Mapping[str, Any] = field(default_factory=dict)
+    # what the run wrote into each block ("none", "first", "pages", "all");
+    # None for a workload without the parameter (scripts)
+    touch: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -157,6 +161,12 @@ class Run:
     def thread_counts(self, workload: str) -> list[int | None]:
         counts = {d.threads for d in self.docs if d.workload == workload}
         return sorted(counts, key=lambda t: (t is None, t or 0))
+
+    def label(self, workload: str) -> str:
+        """The workload's name as chart titles and ticks show it: with what
+        its blocks had written into them (`touch=first`) where it says."""
+        touch = next((d.touch for d in self.docs if d.workload == workload and d.touch), None)
+        return f"{workload} (touch={touch})" if touch else workload
 
     def describe(self, workload: str) -> str:
         for d in self.docs:
@@ -280,6 +290,8 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
     metric, value = _metric_of(raw)
     group = workload.get("group") if isinstance(workload, Mapping) else None
     describe = workload.get("describe") if isinstance(workload, Mapping) else None
+    names = workload.get("param_names") if isinstance(workload, Mapping) else None
+    touch = names.get("touch") if isinstance(names, Mapping) else None
     return Doc(
         line=line,
         workload=_name_of(workload, "workload", where),
@@ -295,6 +307,7 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
         samples=_list_of_objects(raw.get("samples")),
         process=raw.get("process") if isinstance(raw.get("process"), Mapping) else {},
         env=raw.get("env") if isinstance(raw.get("env"), Mapping) else {},
+        touch=touch if isinstance(touch, str) else None,
     )
 
 
@@ -380,13 +393,19 @@ def load_run(folder: Path) -> Run:
     except (OSError, UnicodeDecodeError) as exc:
         raise RunError(f"{path}: cannot be read ({exc})") from None
     docs: list[Doc] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{path}:{number}"
         try:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
+            # the rule of heaplab.rawlog: a run that stopped while writing
+            # (a full disk) leaves at most a torn last line; it is left out
+            if number == len(lines) and not text.endswith("\n"):
+                print(f"plots: {where}: torn last line left out ({exc.msg})", file=sys.stderr)
+                continue
             raise RunError(f"{where}: not valid JSON ({exc.msg})") from None
         docs.append(parse_doc(raw, where, number))
     docs = _fill_in(docs)

@@ -86,7 +86,7 @@ def draw_workload(run: Run, workload: str) -> Figure | None:
     ax.grid(axis="x", visible=False)
 
     describe = run.describe(workload)
-    title = f"Thread scaling: {workload}" + (f" \u2014 {describe}" if describe else "")
+    title = f"Thread scaling: {run.label(workload)}" + (f" \u2014 {describe}" if describe else "")
     subtitle = (f"{metric.name if metric else 'primary metric'} at each thread "
                 f"count; {style.spread_phrase(reps, 'points', 'whiskers')}; "
                 f"one process per run. {run.absent_note()}"
@@ -123,7 +123,7 @@ def _draw_panel(ax, run: Run, workload: str, names: list[str]) -> None:
     if isinstance(cores, int) and counts[0] <= cores < counts[-1]:
         ax.axvspan(cores, counts[-1], color="#eeeeee", zorder=0)
     metric = _metric_of(run, workload)
-    ax.set_title(workload, loc="left", fontsize=10)
+    ax.set_title(run.label(workload), loc="left", fontsize=10)
     if metric:
         ax.set_ylabel(f"{metric.unit or metric.name}, {metric.better} is better", fontsize=8.5)
     ax.set_xticks(counts, [str(t) for t in counts])

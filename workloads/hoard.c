@@ -38,6 +38,7 @@ typedef struct hoard_run {
     long long iterations;   /* threadtest */
     long long repetitions;  /* cache */
     size_t size;
+    wl_touch_mode touch;    /* written into each object at allocation */
     hoard_thread *threads;  /* [T] */
 } hoard_run;
 
@@ -96,6 +97,7 @@ static void threadtest_worker(wl_ctx *ctx, int index, void *arg)
                     a->free(me->objects[k]);
                 return;
             }
+            wl_touch_block(me->objects[i], run->size, run->touch);
         }
         for (size_t i = 0; i < n; i++)
             a->free(me->objects[i]);
@@ -105,7 +107,7 @@ static void threadtest_worker(wl_ctx *ctx, int index, void *arg)
 
 static int run_threadtest(wl_ctx *ctx)
 {
-    hoard_run run = {.iterations = wl_param(ctx, "iterations"),
+    hoard_run run = {.touch = wl_touch_param(ctx), .iterations = wl_param(ctx, "iterations"),
                      .size = (size_t)wl_param(ctx, "size")};
     run.per_thread = hoard_share(ctx, "objects", wl_param(ctx, "objects"), ctx->threads);
     if (run.per_thread == 0)
@@ -159,6 +161,7 @@ static void cache_worker(wl_ctx *ctx, int index, void *arg)
             me->failure = (wl_thread_failure){1, run->size};
             return;
         }
+        wl_touch_block(p, run->size, run->touch);
         write_object(p, run->size, run->repetitions);
         a->free(p);
         me->freed.frees++;
@@ -167,7 +170,7 @@ static void cache_worker(wl_ctx *ctx, int index, void *arg)
 
 static int run_cache(wl_ctx *ctx, int scratch)
 {
-    hoard_run run = {.repetitions = wl_param(ctx, "repetitions"),
+    hoard_run run = {.touch = wl_touch_param(ctx), .repetitions = wl_param(ctx, "repetitions"),
                      .size = (size_t)wl_param(ctx, "size")};
     run.per_thread = hoard_share(ctx, "iterations", wl_param(ctx, "iterations"), ctx->threads);
     if (run.per_thread == 0)
@@ -217,6 +220,7 @@ const workload wl_threadtest = {
         {"objects", 100000, 0, 1, 1000000000, "objects allocated per iteration, over all threads"},
         {"iterations", 500, 20, 1, 1000000000, "times each thread allocates and frees its share"},
         {"size", 8, 0, 1, 1 << 30, "object size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_threadtest,
@@ -229,6 +233,7 @@ const workload wl_threadtest = {
         {"repetitions", 250000, 50000, 1, 1000000000,                                            \
          "times every byte of an object is written"},                                            \
         {"size", 8, 0, 1, 1 << 20, "object size in bytes"},                                      \
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST), \
         {NULL, 0, 0, 0, 0, NULL},                                                                \
     }
 

@@ -39,6 +39,7 @@ static int run_pair(wl_ctx *ctx)
     const long long pairs = wl_param(ctx, "pairs");
     const size_t size = (size_t)wl_param(ctx, "size");
     const kevy_free f = kevy_free_for(ctx);
+    const wl_touch_mode touch = wl_touch_param(ctx);
     const alloc_table *a = ctx->a;
 
     uint64_t start = wl_now_ns();
@@ -48,6 +49,7 @@ static int run_pair(wl_ctx *ctx)
             wl_fail(ctx, "malloc(%zu) returned NULL", size);
             return -1;
         }
+        wl_touch_block(p, size, touch);
         kevy_release(&f, p, size);
     }
     uint64_t elapsed = wl_now_ns() - start;
@@ -66,6 +68,7 @@ static int run_pair(wl_ctx *ctx)
             {"pairs", 50000000, quick_pairs, 1, 10000000000LL, "allocate+free pairs"}, \
             {"size", bytes, 0, 1, 1 << 30, "block size in bytes"},                 \
             {"sized", 0, 0, 0, 1, "1: free with the size where the allocator can"}, \
+            WL_TOUCH_PARAM(WL_TOUCH_FIRST), \
             {NULL, 0, 0, 0, 0, NULL},                                              \
         },                                                                         \
         .run = run_pair,                                                           \
@@ -88,6 +91,7 @@ static int run_churn(wl_ctx *ctx)
     const size_t size = (size_t)wl_param(ctx, "size");
     const long long rounds = wl_param(ctx, "rounds");
     const kevy_free f = kevy_free_for(ctx);
+    const wl_touch_mode touch = wl_touch_param(ctx);
     const alloc_table *a = ctx->a;
 
     int rc = -1;
@@ -100,6 +104,7 @@ static int run_churn(wl_ctx *ctx)
             wl_fail(ctx, "malloc(%zu) returned NULL with %zu blocks live", size, i);
             goto out;
         }
+        wl_touch_block(blocks[i], size, touch);
     }
     long long ops = 0;
     uint64_t start = wl_now_ns();
@@ -116,6 +121,7 @@ static int run_churn(wl_ctx *ctx)
                     blocks[k] = NULL;
                 goto out;
             }
+            wl_touch_block(blocks[i], size, touch);
         }
         /* one free and one allocation per slot of this parity */
         ops += (long long)(CHURN_STRIDE * ((count - first + 1) / CHURN_STRIDE));
@@ -142,6 +148,7 @@ const workload wl_kevy_churn = {
         {"size", 400, 0, 1, 1 << 30, "block size in bytes"},
         {"rounds", 20000, 2500, 1, 1000000000, "free-every-other-and-refill rounds"},
         {"sized", 0, 0, 0, 1, "1: free with the size where the allocator can"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_churn,

@@ -44,6 +44,7 @@ typedef struct larson_run {
     size_t blocks;
     long long pairs;
     uint32_t round;
+    wl_touch_mode touch;    /* written into each new block */
     larson_thread *threads; /* [ctx->threads] */
 } larson_run;
 
@@ -68,6 +69,7 @@ static void larson_worker(wl_ctx *ctx, int index, void *arg)
             me->failure = (wl_thread_failure){1, size};
             break;
         }
+        wl_touch_block(s->block, size, run->touch);
         s->size = size;
         s->round = round;
     }
@@ -97,6 +99,7 @@ static int larson_fill(wl_ctx *ctx, larson_run *run, int nthreads)
                 wl_fail(ctx, "malloc(%u) returned NULL while filling thread %d's array", size, t);
                 return -1;
             }
+            wl_touch_block(th->slots[i].block, size, run->touch);
         }
     }
     return 0;
@@ -127,7 +130,8 @@ static int run_larson(wl_ctx *ctx)
     const long long hi = wl_param(ctx, "max_size");
     const long long rounds = wl_param(ctx, "rounds");
     const int nthreads = ctx->threads;
-    larson_run run = {.blocks = (size_t)blocks, .pairs = wl_param(ctx, "pairs")};
+    larson_run run = {.blocks = (size_t)blocks, .pairs = wl_param(ctx, "pairs"),
+                      .touch = wl_touch_param(ctx)};
 
     int rc = -1;
     run.threads = wl_scratch_get(ctx, (size_t)nthreads * sizeof *run.threads);
@@ -192,6 +196,7 @@ const workload wl_larson = {
         {"max_size", 1000, 0, 1, 1 << 30, "largest block size in bytes"},
         {"pairs", 200000, 50000, 1, 10000000000LL, "free+malloc steps per thread per round"},
         {"rounds", 30, 4, 1, 1000000, "rounds: each one starts new threads on the arrays"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_larson,

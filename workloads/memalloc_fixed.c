@@ -23,6 +23,7 @@ typedef struct fixed_run {
     size_t batch;
     long long pairs_per_thread; /* per round */
     long long rounds;
+    wl_touch_mode touch;  /* written into each new block */
     fixed_thread *threads;
 } fixed_run;
 
@@ -45,6 +46,7 @@ static void fixed_worker(wl_ctx *ctx, int index, void *arg)
                     a->free(me->blocks[k]);
                 return;
             }
+            wl_touch_block(me->blocks[i], size, run->touch);
         }
         for (size_t i = 0; i < n; i++)
             a->free(me->blocks[i]);
@@ -61,6 +63,7 @@ static int run_fixed(wl_ctx *ctx)
         .size = (size_t)wl_param(ctx, "size"),
         .batch = (size_t)wl_param(ctx, "batch"),
         .rounds = wl_param(ctx, "rounds"),
+        .touch = wl_touch_param(ctx),
     };
     const long long ops = wl_param(ctx, "ops");
     run.pairs_per_thread = ops / OPS_PER_PAIR / nthreads;
@@ -104,6 +107,7 @@ const workload wl_memalloc_fixed = {
         {"rounds", 50, 6, 1, 1000000000, "times the whole run is repeated"},
         {"size", 64, 0, 1, 1 << 30, "object size in bytes"},
         {"batch", 64, 0, 1, 1000000, "objects a thread allocates before freeing them"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_fixed,

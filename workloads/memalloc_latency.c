@@ -68,6 +68,7 @@ static int run_latency(wl_ctx *ctx)
     const size_t size = (size_t)wl_param(ctx, "size");
     const size_t calib = (size_t)wl_param(ctx, "clock_samples");
     const alloc_table *a = ctx->a;
+    const wl_touch_mode touch = wl_touch_param(ctx);
 
     int rc = -1;
     const size_t nsort = samples > calib ? samples : calib;
@@ -98,6 +99,8 @@ static int run_latency(wl_ctx *ctx)
                     a->free(blocks[k]);
                 goto out;
             }
+            /* written after the second clock read: the sample is the call alone */
+            wl_touch_block(p, size, touch);
             blocks[i] = p;
             ns[done + i] = clamp_ns(t1 - t0);
         }
@@ -130,6 +133,7 @@ const workload wl_memalloc_latency = {
         {"batch", 1000, 0, 1, 100000000, "allocations before the batch is freed (untimed)"},
         {"size", 64, 0, 1, 1 << 30, "block size in bytes"},
         {"clock_samples", 100000, 0, 1, 100000000, "back-to-back clock reads for clock_overhead_ns"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_latency,

@@ -28,6 +28,7 @@ static int run_memalloc_mixed(wl_ctx *ctx)
     if (wl_check_order(ctx, "min_size", lo, "max_size", hi) != 0)
         return -1;
     const alloc_table *a = ctx->a;
+    const wl_touch_mode touch = wl_touch_param(ctx);
 
     size_t ring = 1;
     while (ring < MIXED_RING_MAX && ring < (unsigned long long)ops)
@@ -62,6 +63,7 @@ static int run_memalloc_mixed(wl_ctx *ctx)
                     (unsigned)sizes[r], k);
             goto out;
         }
+        wl_touch_block(blocks[s], sizes[r], touch);
         block_size[s] = sizes[r];
     }
     uint64_t elapsed = wl_now_ns() - start;
@@ -98,6 +100,7 @@ const workload wl_memalloc_mixed = {
         {"slots", 1600, 0, 1, 100000000, "slots that may hold a live block"},
         {"min_size", 8, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 4096, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_memalloc_mixed,

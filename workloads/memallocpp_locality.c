@@ -20,6 +20,7 @@ static int run_locality(wl_ctx *ctx)
     const size_t size = (size_t)wl_param(ctx, "size");
     const long long passes = wl_param(ctx, "passes");
     const alloc_table *a = ctx->a;
+    const wl_touch_mode touch = wl_touch_param(ctx);
 
     int rc = -1;
     loc_node **nodes = wl_scratch_get(ctx, count * sizeof *nodes);
@@ -32,6 +33,7 @@ static int run_locality(wl_ctx *ctx)
             wl_fail(ctx, "malloc(%zu) returned NULL with %zu structs live", size, i);
             goto out;
         }
+        wl_touch_block(nodes[i], size, touch);
         nodes[i]->value = i;
         expect += i;
     }
@@ -69,6 +71,7 @@ const workload wl_memallocpp_locality = {
         {"count", 500000, 0, 1, 100000000, "structs allocated and walked"},
         {"size", 64, 0, sizeof(loc_node), 1 << 20, "struct size in bytes"},
         {"passes", 50, 10, 1, 1000000, "walks over all structs"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_locality,

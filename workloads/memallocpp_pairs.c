@@ -21,6 +21,7 @@ typedef struct pp_thread {
 } pp_thread;
 
 typedef struct pp_run {
+    wl_touch_mode touch;  /* written into each new block */
     pp_thread *threads;
 } pp_run;
 
@@ -36,6 +37,7 @@ static void pp_worker(wl_ctx *ctx, int index, void *arg)
             me->failure = (wl_thread_failure){1, size};
             return;
         }
+        wl_touch_block(p, size, run->touch);
         a->free(p);
     }
 }
@@ -50,7 +52,7 @@ static int run_pairs(wl_ctx *ctx, int nthreads, int fresh)
         return -1;
     }
     int rc = -1;
-    pp_run run;
+    pp_run run = {.touch = wl_touch_param(ctx)};
     run.threads = wl_scratch_get(ctx, (size_t)nthreads * sizeof *run.threads);
     if (run.threads == NULL)
         return -1;
@@ -100,6 +102,7 @@ const workload wl_memallocpp_st = {
     .params = {
         {"pairs", 2000000, 0, 1, 10000000000LL, "allocate+free pairs per round"},
         {"rounds", 20, 3, 1, 1000000, "times the whole run is repeated"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_pp_st,
@@ -114,6 +117,7 @@ const workload wl_memallocpp_mt = {
     .params = {
         {"pairs", 2000000, 0, 1, 10000000000LL, "allocate+free pairs per round, over all threads"},
         {"rounds", 20, 3, 1, 1000000, "times the whole run is repeated"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_pp_mt,

@@ -59,6 +59,7 @@ typedef struct ms_run {
     uint32_t transfer_permille;
     size_t slots;
     uint64_t generation;
+    wl_touch_mode touch;         /* written into each new block, before its tag */
     _Atomic(void *) *transfer;  /* [slots] */
     ms_thread *threads;          /* [T] */
 } ms_run;
@@ -82,14 +83,16 @@ static inline void ms_free(const alloc_table *a, void *p, uint64_t self, wl_free
     a->free(p);
 }
 
-static void *ms_alloc(const alloc_table *a, ms_thread *me, uint64_t self)
+static void *ms_alloc(const alloc_table *a, ms_thread *me, uint64_t self, wl_touch_mode touch)
 {
     uint32_t size = me->sizes[me->next_size++ & WL_SIZE_POOL_MASK];
     void *p = a->malloc(size);
-    if (p == NULL)
+    if (p == NULL) {
         me->failure = (wl_thread_failure){1, size};
-    else
+    } else {
+        wl_touch_block(p, size, touch);
         *ms_tag(p) = self;
+    }
     return p;
 }
 
@@ -104,12 +107,12 @@ static void ms_worker(wl_ctx *ctx, int index, void *arg)
     size_t top = 0, rtop = 0;
     while (allocs > 0 || retain > 0) {
         if (retain == 0 || (allocs > 0 && ms_random(me) % PERMILLE < RETAIN_CHOICE)) {
-            if ((me->data[top] = ms_alloc(a, me, self)) == NULL)
+            if ((me->data[top] = ms_alloc(a, me, self, run->touch)) == NULL)
                 break;
             top++;
             allocs--;
         } else {
-            if ((me->retained[rtop] = ms_alloc(a, me, self)) == NULL)
+            if ((me->retained[rtop] = ms_alloc(a, me, self, run->touch)) == NULL)
                 break;
             rtop++;
             retain--;
@@ -170,6 +173,7 @@ static int run_mstress(wl_ctx *ctx)
 {
     const long long generations = wl_param(ctx, "generations");
     ms_run run = {
+        .touch = wl_touch_param(ctx),
         .allocs = wl_param(ctx, "allocs"),
         .free_permille = (uint32_t)wl_param(ctx, "free_permille"),
         .transfer_permille = (uint32_t)wl_param(ctx, "transfer_permille"),
@@ -240,6 +244,7 @@ const workload wl_mstress = {
         {"free_permille", 660, 0, 0, 1000, "chance per step of freeing a random working-set entry"},
         {"transfer_permille", 250, 0, 0, 1000, "chance per step of swapping one with the transfer array"},
         {"transfer_slots", 1000, 0, 1, 100000000, "slots of the shared transfer array"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_mstress,

@@ -48,6 +48,7 @@ typedef struct rp_run {
     size_t ops;
     long long loops;
     uint32_t cross_permille;
+    wl_touch_mode touch; /* written into each new block */
     rp_thread *threads;  /* [T] */
 } rp_run;
 
@@ -103,6 +104,7 @@ static void rp_worker(wl_ctx *ctx, int index, void *arg)
                 me->failure = (wl_thread_failure){1, size};
                 break;
             }
+            wl_touch_block(p, size, run->touch);
             me->allocs++;
             /* the high bits decide, the low ones chose the slot */
             if ((me->random[r & WL_SIZE_POOL_MASK] >> 16) % PERMILLE < run->cross_permille)
@@ -134,6 +136,7 @@ static int run_rptest(wl_ctx *ctx)
         .ops = (size_t)wl_param(ctx, "ops"),
         .loops = wl_param(ctx, "loops"),
         .cross_permille = (uint32_t)wl_param(ctx, "cross_permille"),
+        .touch = wl_touch_param(ctx),
     };
     const size_t box_cap = run.ops * MAILBOX_LOOPS;
     int rc = -1;
@@ -193,6 +196,7 @@ const workload wl_rptest = {
         {"min_size", 16, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 16000, 0, 1, 1 << 30, "largest block size in bytes"},
         {"cross_permille", 100, 0, 0, 1000, "share of new blocks (per 1,000) freed by the next thread"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_rptest,

@@ -18,6 +18,7 @@ typedef struct mt_thread {
 typedef struct mt_run {
     size_t count;
     long long rounds;
+    wl_touch_mode touch;
     mt_thread *threads; /* [ctx->threads] */
 } mt_run;
 
@@ -38,6 +39,7 @@ static void mt_worker(wl_ctx *ctx, int index, void *arg)
                     a->free(me->blocks[k]);
                 return;
             }
+            wl_touch_block(me->blocks[i], size, run->touch);
         }
         for (size_t i = 0; i < n; i++)
             a->free(me->blocks[i]);
@@ -53,7 +55,7 @@ static int run_mt(wl_ctx *ctx)
     if (wl_check_order(ctx, "min_size", lo, "max_size", hi) != 0)
         return -1;
     const int nthreads = ctx->threads;
-    mt_run run = {.count = (size_t)count, .rounds = rounds};
+    mt_run run = {.count = (size_t)count, .rounds = rounds, .touch = wl_touch_param(ctx)};
 
     int rc = -1;
     run.threads = wl_scratch_get(ctx, (size_t)nthreads * sizeof *run.threads);
@@ -99,6 +101,7 @@ const workload wl_tmalloc_mt = {
         {"rounds", 200, 24, 1, 1000000000, "times each thread allocates and frees its batch"},
         {"min_size", 16, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 256, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_mt,

@@ -2,8 +2,8 @@
  * tmalloc README): "16-128 KB blocks, 2,000 live, touched" and
  * "1-4 MB blocks, touched". Metric: nanoseconds per allocate+free pair.
  * "Touched" here means one byte written per 4 KiB page of every new block
- * (wl_touch), so the pages are really faulted in; KB and MB are read as
- * KiB and MiB.
+ * (touch=pages, the default; wl_touch), so the pages are really faulted in;
+ * KB and MB are read as KiB and MiB.
  */
 #include "wl_steady.h"
 
@@ -31,7 +31,7 @@ static int run_st_medium(wl_ctx *ctx)
 
     wl_steady st;
     int rc = -1;
-    if (wl_steady_prepare(ctx, &st, (size_t)live, pairs, 1, draw_range, &cfg) != 0)
+    if (wl_steady_prepare(ctx, &st, (size_t)live, pairs, wl_touch_param(ctx), draw_range, &cfg) != 0)
         goto out;
     if (wl_steady_fill(ctx, &st) != 0)
         goto out;
@@ -57,6 +57,7 @@ const workload wl_tmalloc_st_medium = {
         {"pairs", 2000000, 50000, 1, 10000000000LL, "free+allocate pairs in the steady state"},
         {"min_size", 16 * KIB, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 128 * KIB, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_PAGES),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_st_medium,
@@ -72,6 +73,7 @@ static int run_st_huge(wl_ctx *ctx)
     if (wl_check_order(ctx, "min_size", lo, "max_size", hi) != 0)
         return -1;
     const alloc_table *a = ctx->a;
+    const wl_touch_mode touch = wl_touch_param(ctx);
 
     wl_rng rng;
     wl_rng_seed(&rng, ctx->seed);
@@ -88,7 +90,7 @@ static int run_st_huge(wl_ctx *ctx)
             wl_fail(ctx, "malloc(%zu) returned NULL", size);
             goto out;
         }
-        wl_touch(p, size, 0);
+        wl_touch_block(p, size, touch);
         a->free(p);
     }
     uint64_t elapsed = wl_now_ns() - start;
@@ -109,6 +111,7 @@ const workload wl_tmalloc_st_huge = {
         {"pairs", 50000, 12000, 1, 1000000000, "allocate+touch+free pairs"},
         {"min_size", 1 * MIB, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 4 * MIB, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_PAGES),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_st_huge,

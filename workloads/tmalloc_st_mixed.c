@@ -11,7 +11,9 @@
  * with medium_permille and large_permille of the draws in the two upper
  * tiers (9% and 1% by default). Plain log-uniform up to 400 KB would make
  * the mean block ~40 KB and the live set ~2 GB; this mixture keeps it near
- * 550 MB of address space, untouched, like the seed's row.
+ * 550 MB of address space. Each new block is written as `touch` says
+ * (default: its first byte); the seed's row wrote nothing, so reproducing
+ * its table runs it with touch=none.
  */
 #include "wl_steady.h"
 
@@ -55,7 +57,7 @@ static int run_st_mixed(wl_ctx *ctx)
 
     wl_steady st;
     int rc = -1;
-    if (wl_steady_prepare(ctx, &st, (size_t)live, pairs, 0, draw_mixed, &cfg) != 0)
+    if (wl_steady_prepare(ctx, &st, (size_t)live, pairs, wl_touch_param(ctx), draw_mixed, &cfg) != 0)
         goto out;
     /* phases end outside the timed stretch: wl_phase reads RSS and stats */
     wl_phase(ctx, "prepared", 0, 0);
@@ -91,6 +93,7 @@ const workload wl_tmalloc_st_mixed = {
         {"max_size", 400000, 0, MIXED_MEDIUM_MAX + 1, 1 << 30, "largest block size in bytes"},
         {"medium_permille", 90, 0, 0, PERMILLE, "draws per 1000 from 8 KiB-256 KiB"},
         {"large_permille", 10, 0, 0, PERMILLE, "draws per 1000 from 256 KiB-max_size"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_st_mixed,

@@ -39,6 +39,7 @@ typedef struct xt_queue {
     size_t batches;    /* batches to hand over in all */
     xt_slot *slots;    /* [depth] */
     uint32_t *sizes;   /* [WL_SIZE_POOL_LEN] pre-drawn */
+    wl_touch_mode touch; /* what the producer writes into each block */
 } xt_queue;
 
 static void xt_wait(unsigned *spins)
@@ -68,6 +69,7 @@ static void xt_produce(const alloc_table *a, xt_queue *q)
                 atomic_store_explicit(&q->producer_stopped, 1, memory_order_release);
                 return;
             }
+            wl_touch_block(p, size, q->touch);
             slot->blocks[i] = p;
         }
         slot->count = q->batch;
@@ -127,6 +129,7 @@ static int run_xthread(wl_ctx *ctx)
     q->batches = ((size_t)pairs + q->batch - 1) / q->batch;
     wl_rng rng;
     wl_rng_seed(&rng, ctx->seed);
+    q->touch = wl_touch_param(ctx);
     q->sizes = wl_draw_sizes_uniform(ctx, &rng, WL_SIZE_POOL_LEN, (uint32_t)lo, (uint32_t)hi);
     q->slots = wl_scratch_get(ctx, q->depth * sizeof *q->slots);
     if (q->sizes == NULL || q->slots == NULL)
@@ -166,6 +169,7 @@ const workload wl_tmalloc_xthread = {
         {"depth", 8, 0, 1, 4096, "batches the queue holds"},
         {"min_size", 16, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 256, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_xthread,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 int wl_steady_prepare(wl_ctx *ctx, wl_steady *st, size_t live, long long pairs,
-                      int touch, wl_size_draw_fn draw, const void *cfg)
+                      wl_touch_mode touch, wl_size_draw_fn draw, const void *cfg)
 {
     memset(st, 0, sizeof *st);
     st->live = live;
@@ -42,8 +42,8 @@ static inline void *steady_new(wl_steady *st, const alloc_table *a, size_t i)
 {
     uint32_t size = st->sizes[st->next++ & (st->ring - 1)];
     void *p = a->malloc(size);
-    if (p != NULL && st->touch)
-        wl_touch(p, size, 0);
+    if (p != NULL)
+        wl_touch_block(p, size, st->touch);
     st->blocks[i] = p;
     st->block_size[i] = size;
     return p;

@@ -20,7 +20,7 @@ typedef uint32_t (*wl_size_draw_fn)(wl_rng *rng, const void *cfg);
 
 typedef struct wl_steady {
     size_t live;          /* blocks in the live set */
-    int touch;            /* 1: write one byte per page of every new block */
+    wl_touch_mode touch;  /* what is written into every new block */
     void **blocks;        /* [live] the live set */
     uint32_t *block_size; /* [live] bytes requested for blocks[i] */
     size_t ring;          /* entries in sizes and victims: a power of two */
@@ -33,7 +33,7 @@ typedef struct wl_steady {
  * set's arrays. Returns 0, or -1 after wl_fail(); wl_steady_release() is
  * safe to call either way. */
 int wl_steady_prepare(wl_ctx *ctx, wl_steady *st, size_t live, long long pairs,
-                      int touch, wl_size_draw_fn draw, const void *cfg);
+                      wl_touch_mode touch, wl_size_draw_fn draw, const void *cfg);
 
 /* Allocates the whole live set. Returns 0, or -1 after wl_fail(). */
 int wl_steady_fill(wl_ctx *ctx, wl_steady *st);

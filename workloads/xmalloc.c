@@ -33,6 +33,7 @@ typedef struct xm_run {
     long long blocks;   /* per producer */
     int producers;
     int consumers;
+    wl_touch_mode touch;  /* written into each new block */
     xm_thread *threads;   /* [T] */
     wl_mailbox *boxes;    /* [consumers] */
 } xm_run;
@@ -48,7 +49,8 @@ static void xm_free_all(const alloc_table *a, void **blocks, size_t n, wl_free_c
 
 /* Allocates up to one batch into me->batch; returns how many, and on a NULL
  * frees them again itself and records the failure (returns 0). */
-static size_t xm_allocate(const alloc_table *a, xm_thread *me, size_t want, size_t *next_size)
+static size_t xm_allocate(const alloc_table *a, xm_thread *me, size_t want, size_t *next_size,
+                          wl_touch_mode touch)
 {
     for (size_t i = 0; i < want; i++) {
         size_t size = me->sizes[(*next_size)++ & WL_SIZE_POOL_MASK];
@@ -58,6 +60,7 @@ static size_t xm_allocate(const alloc_table *a, xm_thread *me, size_t want, size
             xm_free_all(a, me->batch, i, &me->freed, 0);
             return 0;
         }
+        wl_touch_block(me->batch[i], size, touch);
     }
     return want;
 }
@@ -67,7 +70,7 @@ static void xm_produce(const alloc_table *a, xm_run *run, xm_thread *me, wl_mail
     size_t next_size = 0;
     for (long long left = run->blocks; left > 0;) {
         size_t want = (long long)run->batch < left ? run->batch : (size_t)left;
-        size_t got = xm_allocate(a, me, want, &next_size);
+        size_t got = xm_allocate(a, me, want, &next_size, run->touch);
         if (got == 0)
             break;
         if (box == NULL)
@@ -108,6 +111,7 @@ static int run_xmalloc(wl_ctx *ctx)
         .batch = (size_t)wl_param(ctx, "batch"),
         .depth = (size_t)wl_param(ctx, "depth"),
         .blocks = wl_param(ctx, "blocks"),
+        .touch = wl_touch_param(ctx),
         .consumers = nthreads / 2,
     };
     run.producers = nthreads - run.consumers;
@@ -175,6 +179,7 @@ const workload wl_xmalloc = {
         {"depth", 16, 0, 1, 4096, "batches a consumer's mailbox holds"},
         {"min_size", 16, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 128, 0, 1, 1 << 30, "largest block size in bytes"},
+        WL_TOUCH_PARAM(WL_TOUCH_FIRST),
         {NULL, 0, 0, 0, 0, NULL},
     },
     .run = run_xmalloc,

@@ -181,7 +181,9 @@ static void describe_workload(const sc_script *s, workload *w)
         w->better = sc_metrics[s->metric].better;
     }
     w->default_threads = s->threads;
-    w->threaded = !s->is_program && (s->threads > 1 || s->uses_handoff);
+    /* --threads applies to every heap script (docs/workloads.md: it overrides
+     * `threads`), with or without a `threads` line */
+    w->threaded = !s->is_program;
     w->params[s->nparams].name = NULL;
     w->run = script_run;
     w->source = s->path;

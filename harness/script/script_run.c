@@ -10,6 +10,7 @@
  * system and pre-faulted before the first phase; only the script's blocks
  * come from ctx->a.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +20,11 @@
 #include "script_live.h"
 
 enum { CACHE_LINE = 64 };
+
+/* The countdown to the next sample when there is none: every operation
+ * pays the same decrement whether the script samples or not, so sampling
+ * changes no instruction of the measured loop. */
+static const long long NOT_SAMPLING = LLONG_MAX;
 
 /* Mixes the script's seed, the run's --seed and the thread index into one
  * generator seed, so each thread has its own stream and --seed varies them. */
@@ -31,7 +37,7 @@ typedef struct thread_state {
     long long run_ops;          /* operations so far, all phases */
     long long phase_ops;        /* operations in the current phase */
     long long sample_every;     /* 0: not sampling */
-    long long until_sample;
+    long long until_sample;     /* NOT_SAMPLING when not sampling */
     uint64_t trim_ns;           /* time spent in the trim hook */
     /* What the sampling thread reads of the others (published at ticks). */
     _Atomic long long pub_ops;
@@ -100,7 +106,7 @@ static inline void count_op(run_state *rs, thread_state *t, int index)
 {
     t->run_ops++;
     t->phase_ops++;
-    if (t->sample_every && --t->until_sample == 0)
+    if (--t->until_sample == 0)
         sample_tick(rs, t, index);
 }
 
@@ -287,7 +293,7 @@ static void run_op(run_state *rs, thread_state *t, int index, const sc_op *op)
         return;
     case OP_SAMPLE:
         t->sample_every = op->count.val;
-        t->until_sample = op->count.val;
+        t->until_sample = op->count.val ? op->count.val : NOT_SAMPLING;
         return;
     case OP_REPEAT:
         for (long long r = 0; r < op->count.val; r++)
@@ -317,13 +323,15 @@ static void thread_main(wl_ctx *ctx, int index, void *arg)
         const sc_phase *ph = &rs->s->phases[p];
         pthread_barrier_wait(&rs->barrier);
         uint64_t t0 = wl_now_ns();
+        uint64_t untimed0 = wl_untimed_ns(rs->ctx);
         t->phase_ops = 0;
         run_ops(rs, t, index, ph->ops, ph->nops);
         pthread_barrier_wait(&rs->barrier);
         if (index != 0 || atomic_load(&rs->failed))
             continue;
         /* The others wait at the next phase's start barrier meanwhile. */
-        rs->timed_ns += wl_now_ns() - t0;
+        /* sampling (thread 0's) is the harness's time, not the script's */
+        rs->timed_ns += wl_now_ns() - t0 - (wl_untimed_ns(rs->ctx) - untimed0);
         long long ops = 0;
         size_t live = 0;
         for (int i = 0; i < rs->nthreads; i++) {
@@ -349,6 +357,7 @@ static int map_threads(run_state *rs, long long max_live)
         uint64_t seed = (uint64_t)rs->s->seed ^ (rs->ctx->seed * SEED_MIX_RUN) ^
                         ((uint64_t)i << SEED_THREAD_SHIFT);
         wl_rng_seed(&t->rng, seed);
+        t->until_sample = NOT_SAMPLING;
         if (live_map(&t->live, max_live) < 0) {
             wl_fail(rs->ctx, "%s: cannot map room for %lld live blocks per thread", rs->s->path,
                     max_live);

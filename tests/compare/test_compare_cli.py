@@ -116,6 +116,8 @@ def test_fewer_than_nine_repetitions_warns(cli, fixtures):
     assert code == 0
     assert "fewer than 9 repetitions" in out
     assert "fewer than 9 repetitions" in err
+    # one summary line, not one per cell
+    assert out.count("fewer than 9 repetitions") == 1, out
     _, document, _ = run_json(cli, fixtures / "base", fixtures / "few-reps")
     assert document["warnings"] and all(c["warnings"] for c in document["cells"])
 

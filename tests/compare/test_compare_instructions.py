@@ -32,7 +32,10 @@ def test_window_command_zeroes_before_and_dumps_after_the_function(tmp_path):
     assert "--trace-children=yes" in command
     assert f"--callgrind-out-file={tmp_path}/callgrind.%p.out" in command
     assert command[-3:] == ["build/heaplab-run", "--alloc", "system"]
-    assert not any(arg.startswith("--toggle-collect") for arg in command)
+    # counting stops only inside the harness's sampling, and starts at once
+    toggles = [arg for arg in command if arg.startswith("--toggle-collect")]
+    assert toggles == ["--toggle-collect=wl_sample"]
+    assert command.index("--collect-atstart=yes") > command.index(toggles[0])
 
 
 def test_toggle_command_collects_only_inside_the_functions(tmp_path):

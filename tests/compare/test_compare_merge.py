@@ -273,3 +273,31 @@ def test_the_shards_plans_join_rows_and_allocators_in_order_with_the_most_repeti
                     "rows": [{"workload": "a", "threads": 1}, {"workload": "b", "threads": 1},
                              {"workload": "b", "threads": 2}]}
     assert merge_plans([{}, {"hostname": "x"}]) is None
+
+
+def _resized(shard: Path, reps: int | None = None, scale: int = 1) -> None:
+    """Rewrites a shard as if it had run at other sizes or --reps."""
+    env = json.loads((shard / "env.json").read_text())
+    if reps is not None:
+        env.setdefault("options", {})["reps"] = reps
+    (shard / "env.json").write_text(json.dumps(env))
+    docs = [json.loads(line) for line in (shard / "raw.jsonl").read_text().splitlines()]
+    for d in docs:
+        params = (d.get("workload") or {}).setdefault("params", {})
+        params["rounds"] = 2500 * scale
+    (shard / "raw.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+
+
+@pytest.mark.parametrize("first,second,says", [
+    ({"scale": 1}, {"scale": 8}, r"different parameters \(rounds=2500 in .* but 20000"),
+    ({"reps": 2}, {"reps": 3}, r"different --reps \(2, 3\)"),
+])
+def test_merge_refuses_shards_of_other_sizes_or_reps_unless_forced(tmp_path, fixtures, first,
+                                                                    second, says):
+    one, two = split_into_shards(fixtures / "base", tmp_path, 2)
+    _resized(one, **first)
+    _resized(two, **second)
+    with pytest.raises(RunFolderError, match=says):
+        merge_runs([one, two], tmp_path / "merged")
+    assert not (tmp_path / "merged" / "raw.jsonl").exists()
+    merge_runs([one, two], tmp_path / "forced", force=True)

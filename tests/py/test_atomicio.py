@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from heaplab import atomicio
+from heaplab import atomicio, rawlog
 
 
 def test_write_replaces_the_whole_file_and_leaves_no_temporary(tmp_path):
@@ -36,14 +36,14 @@ def test_append_adds_one_line_per_document_and_fsyncs(tmp_path, monkeypatch):
     atomicio.append_jsonl(raw, {"rep": 1})
     atomicio.append_jsonl(raw, {"rep": 2, "text": "two\nlines"})
     assert raw.read_text().count("\n") == 2
-    assert [d["rep"] for d in atomicio.read_jsonl(raw)] == [1, 2]
+    assert [d["rep"] for d in rawlog.read(raw).documents] == [1, 2]
     assert len(synced) == 2
 
 
 def test_reading_skips_a_torn_last_line(tmp_path):
     raw = tmp_path / "raw.jsonl"
     raw.write_text('{"rep": 1}\n{"rep": 2, "val')
-    assert [d["rep"] for d in atomicio.read_jsonl(raw)] == [1]
+    assert [d["rep"] for d in rawlog.read(raw).documents] == [1]
 
 
 def test_symlink_is_replaced_atomically(tmp_path):
@@ -53,3 +53,14 @@ def test_symlink_is_replaced_atomically(tmp_path):
     atomicio.replace_symlink(link, "a")
     atomicio.replace_symlink(link, "b")
     assert os.readlink(link) == "b"
+
+
+def test_written_files_get_the_users_umask_not_a_private_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        atomicio.write_text(tmp_path / "tables.md", "shared")
+        atomicio.write_json(tmp_path / "summary.json", {})
+    finally:
+        os.umask(old)
+    for name in ("tables.md", "summary.json"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644, name

@@ -91,3 +91,11 @@ def test_repetitions_are_interleaved_across_cells(cat):
 def test_cell_key_names_workload_allocator_and_threads(cat):
     cell = matrix.plan_cells(cat.workloads[1:2], ["mimalloc"], [])[0]
     assert cell.key == "tmalloc-mt-64/mimalloc/2t"
+
+
+@pytest.mark.parametrize("spec,says", [("1,,2", "empty entry"), ("100000", "[1, 1024]"),
+                                       ("0", "[1, 1024]")])
+def test_bad_thread_lists_are_refused_before_anything_runs(spec, says):
+    with pytest.raises(catalog.SelectionError) as e:
+        catalog.parse_threads(spec)
+    assert says in str(e.value)

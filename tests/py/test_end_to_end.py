@@ -70,8 +70,9 @@ def test_smoke_run_tables_have_a_row_per_workload(smoke_run):
     proc, folder, chosen = smoke_run
     md = (folder / "tables.md").read_text()
     for name in chosen:
-        assert f"| {name} |" in md
-        assert f"| {name} |" in proc.stdout
+        # every row says what its runs wrote into their blocks
+        assert f"| {name} (touch=first) |" in md
+        assert f"| {name} (touch=first) |" in proc.stdout
 
 
 def test_list_against_the_real_runner(real_runner, repo_root, listing):

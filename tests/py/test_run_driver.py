@@ -176,7 +176,7 @@ def test_ctrl_c_or_sigterm_keeps_finished_cells_and_exits_130(fake, how):
     (["--alloc", "hoard"], "unknown allocator 'hoard'; allocators: system, heaplab, mimalloc, jemalloc"),
     (["--workload", "nosuch"], "no workload matches 'nosuch'; workloads: tmalloc-st-64"),
     (["--reps", "0"], "--reps: '0' is not a positive whole number"),
-    (["--threads", "x"], "--threads: 'x' is not a positive whole number"),
+    (["--threads", "x"], "--threads: 'x' is not a thread count in [1, 1024]"),
     (["--param", "nosuch=1"], "--param nosuch: no selected workload has a parameter 'nosuch' (theirs: pairs)"),
     (["--param", "pairs=lots"], "--param pairs=lots: 'lots' is not a whole number"),
     (["--param", "pairs"], "--param 'pairs': expected KEY=VALUE"),

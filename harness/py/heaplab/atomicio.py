@@ -11,13 +11,26 @@ import json
 import os
 import pathlib
 import tempfile
-from typing import Any, Iterator
+from typing import Any
+
+
+# Results are for sharing: files get the mode a plain open() would give
+# them under the user's umask, not mkstemp's private 0600.
+SHARED_MODE = 0o666
+
+
+def shared_mode() -> int:
+    """SHARED_MODE less the process's umask (read by setting it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return SHARED_MODE & ~mask
 
 
 def write_text(path: pathlib.Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, shared_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -37,27 +50,27 @@ def write_json(path: pathlib.Path, value: Any) -> None:
 
 
 def append_jsonl(path: pathlib.Path, document: dict[str, Any]) -> None:
-    """Appends one document as one line and makes it durable."""
-    line = json.dumps(document, separators=(",", ":")) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def read_jsonl(path: pathlib.Path) -> Iterator[dict[str, Any]]:
-    """Yields every complete document; a torn last line (power loss) is skipped."""
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
+    """Appends one document as one line and makes it durable. When the write
+    fails (a full disk) the part written is cut off again where the kernel
+    allows, so the file still ends with a whole line; the OSError propagates.
+    (Reading is heaplab.rawlog's job.)"""
+    data = (json.dumps(document, separators=(",", ":")) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except OSError:
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                yield value
+                os.ftruncate(fd, start)
+            except OSError:
+                pass  # the reader leaves a torn last line out
+            raise
+    finally:
+        os.close(fd)
 
 
 def replace_symlink(link: pathlib.Path, target: str) -> None:

@@ -10,7 +10,7 @@ import fnmatch
 import json
 import pathlib
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 LIST_SCHEMA = "heaplab.list/1"
@@ -46,6 +46,13 @@ class Workload:
     threaded: bool = False
     default_threads: int = 1
     params: tuple[dict[str, Any], ...] = ()
+    # what to pass the runner's --workload: the name, or for a script named
+    # by its path (outside workloads/) that path
+    run_as: str = ""
+
+    @property
+    def argument(self) -> str:
+        return self.run_as or self.name
 
 
 @dataclass
@@ -118,29 +125,95 @@ def select_allocators(catalog: Catalog, spec: str | None) -> list[str]:
     return chosen
 
 
-def select_workloads(catalog: Catalog, spec: str | None) -> list[Workload]:
+SCRIPT_SUFFIX = ".wl"
+
+
+def is_script_path(pattern: str) -> bool:
+    """A --workload entry that names a script file (as the runner takes it)."""
+    return "/" in pattern or pattern.endswith(SCRIPT_SUFFIX)
+
+
+def _stem(source: str | None) -> str:
+    name = pathlib.PurePath(source or "").name
+    return name[:-len(SCRIPT_SUFFIX)] if name.endswith(SCRIPT_SUFFIX) else name
+
+
+def _broken_match(catalog: Catalog, pattern: str) -> dict[str, Any] | None:
+    """The broken script a name would have meant (its file name without .wl)."""
+    return next((b for b in catalog.broken_scripts
+                 if fnmatch.fnmatchcase(_stem(b.get("source")), pattern)), None)
+
+
+def load_script(runner: pathlib.Path, path: str) -> Workload:
+    """The script at `path`, as the runner lists it (it is read from its own
+    folder); SelectionError with the runner's `file:line: what` when it does
+    not load."""
+    file = pathlib.Path(path)
+    if not file.is_file():
+        raise SelectionError(f"--workload {path}: no such script file")
+    try:
+        proc = subprocess.run([str(runner), "--list-json", "--workloads-dir", str(file.parent)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=LIST_TIMEOUT_S, check=False)
+        listed = Catalog.from_json(json.loads(proc.stdout))
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
+        raise SelectionError(f"--workload {path}: the runner cannot list it: {e}") from None
+    wanted = file.resolve()
+    for b in listed.broken_scripts:
+        if pathlib.Path(str(b.get("source"))).resolve() == wanted:
+            raise SelectionError(str(b.get("error")))
+    for w in listed.workloads:
+        if w.source and pathlib.Path(w.source).resolve() == wanted:
+            return replace(w, run_as=str(file))
+    raise SelectionError(f"--workload {path}: not a workload script (no {SCRIPT_SUFFIX} the runner reads)")
+
+
+def select_workloads(catalog: Catalog, spec: str | None,
+                     runner: pathlib.Path | None = None) -> list[Workload]:
     """Workloads whose name matches one of the comma-separated globs (a bare
-    group name selects the whole group), in catalog order."""
+    group name selects the whole group), in catalog order, then scripts named
+    by their path (read through `runner`). A name that only a broken script
+    has is refused with that script's error."""
     if not spec:
         return list(catalog.workloads)
     picked: set[str] = set()
+    by_path: list[Workload] = []
     for pattern in split_list(spec):
+        if runner is not None and is_script_path(pattern):
+            w = load_script(runner, pattern)
+            if w.name not in {x.name for x in by_path}:
+                by_path.append(w)
+            continue
         matched = {w.name for w in catalog.workloads if fnmatch.fnmatchcase(w.name, pattern)}
         if not matched:
             matched = {w.name for w in catalog.workloads if w.group == pattern}
         if not matched:
+            broken = _broken_match(catalog, pattern)
+            if broken is not None:
+                raise SelectionError(f"workload '{pattern}' does not load: {broken.get('error')}")
             names = ", ".join(w.name for w in catalog.workloads)
             raise SelectionError(f"no workload matches '{pattern}'; workloads: {names}")
         picked |= matched
-    return [w for w in catalog.workloads if w.name in picked]
+    clash = [w.name for w in by_path if w.name in picked]
+    if clash:
+        raise SelectionError(f"--workload: {', '.join(clash)} is named both by name and by path")
+    return [w for w in catalog.workloads if w.name in picked] + by_path
+
+
+# The runner's limit (RUNNER_MAX_THREADS in harness/runner.h): checked here
+# so a bad count is refused before a run folder exists.
+MAX_THREADS = 1024
 
 
 def parse_threads(spec: str | None) -> list[int]:
-    """'1,2,4' -> [1, 2, 4]; empty means each workload's default."""
+    """'1,2,4' -> [1, 2, 4]; empty means each workload's default. An empty
+    entry ('1,,2') or a count above the runner's limit is bad input."""
     counts: list[int] = []
+    if spec and any(not part.strip() for part in spec.split(",")):
+        raise SelectionError(f"--threads: '{spec}' has an empty entry")
     for part in split_list(spec):
-        if not part.isdigit() or int(part) < 1:
-            raise SelectionError(f"--threads: '{part}' is not a positive whole number")
+        if not part.isdigit() or not 1 <= int(part) <= MAX_THREADS:
+            raise SelectionError(f"--threads: '{part}' is not a thread count in [1, {MAX_THREADS}]")
         if int(part) not in counts:
             counts.append(int(part))
     return counts
@@ -157,24 +230,22 @@ def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
     parameter KEY, its overrides as sorted (KEY, VALUE) pairs. A KEY no
     selected workload has, a VALUE that is not a whole number, or one outside
     a workload's range is bad input."""
-    wanted: dict[str, int] = {}
+    wanted: dict[str, str] = {}
     for spec in specs:
         key, sep, text = spec.partition("=")
         key, text = key.strip(), text.strip()
         if not sep or not key or not text:
             raise SelectionError(f"--param {spec!r}: expected KEY=VALUE, e.g. --param count=1000")
-        try:
-            wanted[key] = int(text.replace("_", ""), 10)
-        except ValueError:
-            raise SelectionError(f"--param {key}={text}: '{text}' is not a whole number") from None
+        wanted[key] = text
     overrides: dict[str, list[tuple[str, int]]] = {}
-    for key, value in wanted.items():
+    for key, text in wanted.items():
         having = [(w, p) for w in workloads for p in w.params if p.get("name") == key]
         if not having:
             known = sorted({p.get("name") for w in workloads for p in w.params})
             raise SelectionError(f"--param {key}: no selected workload has a parameter '{key}' "
                                  f"(theirs: {', '.join(known) or 'none'})")
         for w, p in having:
+            value = param_value(p, text)
             lo, hi = p.get("min"), p.get("max")
             if (lo is not None and value < lo) or (hi is not None and value > hi):
                 raise SelectionError(f"--param {key}={value}: {w.name} takes {key} from {lo} to {hi}")
@@ -182,6 +253,43 @@ def parse_params(specs: Sequence[str], workloads: Sequence[Workload]
     for w in workloads:
         _check_ranges(w, dict(overrides.get(w.name, ())))
     return {name: tuple(sorted(pairs)) for name, pairs in overrides.items()}
+
+
+def param_value(p: dict[str, Any], text: str) -> int:
+    """The value `text` gives parameter `p`: a whole number, or for a
+    parameter with named values (`touch`: none, first, pages, all) one of
+    its names."""
+    names = list(p.get("values") or [])
+    if text in names:
+        return int(p.get("min") or 0) + names.index(text)
+    try:
+        return int(text.replace("_", ""), 10)
+    except ValueError:
+        expected = f"one of {', '.join(names)}" if names else "a whole number"
+        raise SelectionError(f"--param {p.get('name')}={text}: '{text}' is not {expected}") from None
+
+
+def value_name(p: dict[str, Any] | None, value: Any) -> str:
+    """How a parameter's value reads: its name where it has one."""
+    names = list((p or {}).get("values") or [])
+    index = value - int((p or {}).get("min") or 0) if isinstance(value, int) else -1
+    return names[index] if 0 <= index < len(names) else str(value)
+
+
+TOUCH = "touch"
+# The runner's names for the values of `touch`, 0 up (harness/workload.h).
+TOUCH_NAMES = ("none", "first", "pages", "all")
+
+
+def touch_of(w: Workload, quick: bool, given: Iterable[tuple[str, Any]] = ()) -> str | None:
+    """What a run of `w` writes into its blocks (`none`, `first`, `pages`,
+    `all`): the `touch` set for it, else its default at that size; None for
+    a workload without the parameter (scripts say it per operation)."""
+    p = next((p for p in w.params if p.get("name") == TOUCH), None)
+    if p is None:
+        return None
+    value = dict(given).get(TOUCH, p.get("quick" if quick else "default"))
+    return value_name(p, value)
 
 
 MIN_PREFIX, MAX_PREFIX = "min_", "max_"

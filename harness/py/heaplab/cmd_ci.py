@@ -99,13 +99,19 @@ def default_workloads(cat: catalog_mod.Catalog) -> list[str]:
     if chosen:
         return chosen
     return [w.name for w in cat.workloads
-            if w.kind in ("builtin", "script") and not w.threaded and w.default_threads == 1]
+            if w.kind in ("builtin", "script") and single_threaded(w)]
+
+
+def single_threaded(w: catalog_mod.Workload) -> bool:
+    """Runs on one thread without --threads: a built-in that is not threaded,
+    or a script without a `threads` line above 1 (--threads applies to every
+    heap script, but the preset never passes it)."""
+    return w.default_threads == 1 and (not w.threaded or w.kind == "script")
 
 
 def multi_threaded(cat: catalog_mod.Catalog, spec: str) -> list[str]:
     """The threaded workloads a --workload selection includes (their counts vary)."""
-    return [w.name for w in catalog_mod.select_workloads(cat, spec)
-            if w.threaded or w.default_threads > 1]
+    return [w.name for w in catalog_mod.select_workloads(cat, spec) if not single_threaded(w)]
 
 
 def run_namespace(args: argparse.Namespace, runner: pathlib.Path, workloads: str, allocs: str,

@@ -34,7 +34,7 @@ import subprocess
 import sys
 from typing import Any, Iterable, Sequence
 
-from . import atomicio, catalog as catalog_mod, cmd_run, matrix, paths, published, pythons, rundir
+from . import atomicio, catalog as catalog_mod, cmd_run, matrix, paths, published, pythons, rawlog, rundir
 from .prepare import obtain_runner
 from .reproduce_table import TableResult, measured_from_documents, render_markdown, reproduce
 from .summary import plan_json
@@ -101,14 +101,18 @@ def plan(tables: Sequence[published.PublishedTable], cat: catalog_mod.Catalog
     name them. Raises ReproduceError when a table needs something the run
     matrix cannot express."""
     specs: set[published.RunSpec] = set()
+    # a cell is told apart by workload, threads and allocator only, so every
+    # row that needs one cell must ask for the same parameters
+    asked: dict[tuple[str, int, str], tuple[str, published.RunSpec]] = {}
     for t in tables:
         for spec in published.run_specs(t):
-            if spec.params:
-                given = catalog_mod.format_params(spec.params)
+            key = (spec.workload, spec.threads, spec.allocator)
+            first = asked.setdefault(key, (t.id, spec))
+            if first[1].params != spec.params:
                 raise ReproduceError(
-                    f"{t.id}: row of {spec.workload} sets parameters ({given}), which reproduce "
-                    f"does not support yet (its cells are told apart by workload, threads and "
-                    f"allocator only)")
+                    f"{t.id}: a row of {spec.workload} sets parameters "
+                    f"({catalog_mod.format_params(spec.params) or 'none'}) that {first[0]}'s row "
+                    f"of the same cell does not ({catalog_mod.format_params(first[1].params) or 'none'})")
             specs.add(spec)
     alloc_order: list[str] = []
     for t in tables:
@@ -128,7 +132,8 @@ def plan(tables: Sequence[published.PublishedTable], cat: catalog_mod.Catalog
         if not w.threaded and s.threads != w.default_threads:
             raise ReproduceError(f"a table needs {w.name} at {s.threads} threads, but it always "
                                  f"runs {w.default_threads}")
-        cells.append(matrix.Cell(w, s.allocator, s.threads, pass_threads=w.threaded))
+        cells.append(matrix.Cell(w, s.allocator, s.threads, pass_threads=w.threaded,
+                                 params=s.params))
     return cells, missing, unavailable
 
 
@@ -155,7 +160,7 @@ def results_of(folder: pathlib.Path, tables: Sequence[published.PublishedTable]
     """Every table reproduced from a run folder's raw.jsonl and env.json."""
     env = rundir.load_env(folder)
     raw = folder / rundir.RAW
-    docs = list(atomicio.read_jsonl(raw)) if raw.exists() else []
+    docs = rawlog.read(raw).documents if raw.exists() else []
     measured = measured_from_documents(docs, _needs(tables), unavailable_from_env(env))
     return [reproduce(t, measured) for t in tables]
 

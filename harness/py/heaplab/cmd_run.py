@@ -30,6 +30,10 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
 
+class OutputError(Exception):
+    """The run folder cannot be written (a full disk): one line, no traceback."""
+
+
 def add_output_options(p: argparse.ArgumentParser, plots_help: str) -> None:
     """The options every subcommand that runs the matrix shares (run, reproduce)."""
     p.add_argument("--out", metavar="DIR", help="parent of the run folder (default results/runs)")
@@ -125,7 +129,12 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
             doc = outcome.document
             doc["rep"] = step.rep
             doc["cell"] = step.cell.key
-            atomicio.append_jsonl(folder / rundir.RAW, doc)
+            try:
+                atomicio.append_jsonl(folder / rundir.RAW, doc)
+            except OSError as e:
+                progress.finish()
+                raise OutputError(f"cannot write {folder / rundir.RAW} ({e.strerror or e}): "
+                                  f"stopped; every cell finished before it is kept") from None
             if outcome.status != "ok":
                 reporter.failure(doc, step.cell.key, step.rep)
             progress.step(step.cell.key, outcome.seconds, step.rep, _result_text(doc))
@@ -143,6 +152,22 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
 
 def main(args: argparse.Namespace) -> int:
     return run(args)[0]
+
+
+def _finish_folder(folder: pathlib.Path, env: dict[str, Any], interrupted: bool
+                   ) -> dict[str, Any] | None:
+    """Writes env.json's end and the derived files; None (after one line on
+    stderr) when the disk refuses them: raw.jsonl, already written, is what
+    `run.py plot`, `compare` and `merge` read."""
+    env["finished"] = rundir.now_iso()
+    env["interrupted"] = interrupted
+    try:
+        atomicio.write_json(folder / rundir.ENV, env)
+        return rundir.derive(folder)
+    except OSError as e:
+        print(f"run.py: cannot write the summary into {folder} ({e.strerror or e}); "
+              f"raw.jsonl keeps every finished cell", file=sys.stderr)
+        return None
 
 
 def run(args: argparse.Namespace) -> tuple[int, pathlib.Path | None]:
@@ -182,7 +207,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return 1
     try:
         allocators = catalog_mod.select_allocators(cat, args.alloc)
-        workloads = catalog_mod.select_workloads(cat, args.workload)
+        workloads = catalog_mod.select_workloads(cat, args.workload, runner)
         params = catalog_mod.parse_params(getattr(args, "param", None) or [], workloads)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)
@@ -212,27 +237,35 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         cells = merge.shard_of(cells, shard[0], shard[1], key=lambda c: c.key)
     steps = [s for s in matrix.interleave(cells, reps) if s.cell.allocator not in unavailable]
     parent = pathlib.Path(args.out) if args.out else paths.results_runs()
-    folder = rundir.create(parent)
-    made.append(folder)
     options = {"quick": not args.full, "reps": reps, "threads": threads, "timeout_s": timeout,
                "workload": args.workload, "alloc": args.alloc, "shard": args.shard,
                "param": list(getattr(args, "param", None) or []),
                "metric": args.metric}
     env = rundir.env_document(paths.REPO_ROOT, sys.argv, options, runner, cat.raw,
                               plan_json(cells, alloc_info, reps))
-    atomicio.write_json(folder / rundir.ENV, env)
-    rundir.point_latest(folder)
+    try:
+        folder = rundir.create(parent)
+        made.append(folder)
+        atomicio.write_json(folder / rundir.ENV, env)
+        rundir.point_latest(folder)
+    except OSError as e:
+        print(f"run.py: cannot start a run folder under {parent} ({e.strerror or e})",
+              file=sys.stderr)
+        return EXIT_FAILED_CELLS
     print(f"run: {len(steps)} runs ({len(cells)} cells × {reps} reps) into {folder}", file=sys.stderr)
     for name, pairs in params.items():
         print(f"run: {name} with {catalog_mod.format_params(pairs)}", file=sys.stderr)
 
-    interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout,
-                          count_instructions=count_instructions)
-
-    env["finished"] = rundir.now_iso()
-    env["interrupted"] = interrupted
-    atomicio.write_json(folder / rundir.ENV, env)
-    result = rundir.derive(folder)
+    try:
+        interrupted = execute(runner, steps, folder, quick=not args.full, timeout_s=timeout,
+                              count_instructions=count_instructions)
+    except OutputError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        _finish_folder(folder, env, interrupted=True)
+        return EXIT_FAILED_CELLS
+    result = _finish_folder(folder, env, interrupted)
+    if result is None:
+        return EXIT_FAILED_CELLS
     print(tables.markdown(result))
     print(f"run folder: {folder}", file=sys.stderr)
 

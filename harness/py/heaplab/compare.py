@@ -31,7 +31,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from . import advice, detectable, paired as paired_mod, stability
 from .catalog import format_params
@@ -706,6 +706,24 @@ def _env_line(run_machines: list[MachineId]) -> str:
     return "; ".join(describe_machine(m) for m in run_machines)
 
 
+FEW_REPS_PREFIX = "fewer than "
+
+
+def _notes_markdown(cells: Sequence[CellComparison]) -> list[str]:
+    """The cells' warnings, one line per cell; when several cells have too
+    few repetitions the report's summary warning says so once, and their
+    lines leave it out (a folder of 125 cells gave 125 such lines)."""
+    few = [cell for cell in cells if any(w.startswith(FEW_REPS_PREFIX) for w in cell.warnings)]
+    fold = len(few) > 1
+    lines: list[str] = []
+    for cell in cells:
+        own = [w for w in cell.warnings if not (fold and w.startswith(FEW_REPS_PREFIX))]
+        if own:
+            lines.append(f"- {_md(cell.workload)}, threads {_md(cell.threads)}, "
+                         f"{_md(cell.allocator)}: {_md('; '.join(own))}")
+    return ["⚠ notes:", "", *lines, ""] if lines else []
+
+
 def to_markdown(comparison: Comparison) -> str:
     """Markdown for a terminal or a CI step summary: a header, warnings, one
     table per workload group, geometric means per allocator, the verdict."""
@@ -761,14 +779,7 @@ def to_markdown(comparison: Comparison) -> str:
                          f"{'exact' if cell.test == 'deterministic' else format_p(cell.p_value)} | "
                          f"{_detectable_text(cell)} | {verdict} |")
         lines.append("")
-    flagged = [cell for cell in c.cells if cell.warnings]
-    if flagged:
-        lines.append("⚠ notes:")
-        lines.append("")
-        for cell in flagged:
-            lines.append(f"- {_md(cell.workload)}, threads {_md(cell.threads)}, "
-                         f"{_md(cell.allocator)}: {_md('; '.join(cell.warnings))}")
-        lines.append("")
+    lines += _notes_markdown(c.cells)
     geomeans = c.geomeans()
     if geomeans:
         against = "BASE" if c.mode == "runs" else c.baseline_alloc

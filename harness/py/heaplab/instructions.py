@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
 DEFAULT_FUNCTION = "run_workload"
+# The harness's own work inside the workload (sampling RSS): callgrind stops
+# counting on entry and starts again on return, as timings leave it out.
+UNTIMED_FUNCTIONS = ("wl_sample",)
 VALGRIND = "valgrind"
 INSTRUCTIONS_METRIC = "instructions"
 INSTRUCTIONS_UNIT = "instructions"
@@ -94,6 +97,11 @@ def callgrind_command(argv: Sequence[str], out_dir: str | os.PathLike[str],
         command += [f"--toggle-collect={name}" for name in extra_toggle]
     else:
         raise ValueError(f"callgrind_command: unknown mode {mode!r} (window, toggle)")
+    command += [f"--toggle-collect={name}" for name in UNTIMED_FUNCTIONS]
+    if mode == "window":
+        # a --toggle-collect turns collection off at the start; the window
+        # counts every thread from the start, so it goes back on (after it)
+        command.append("--collect-atstart=yes")
     return command + list(argv)
 
 

@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Sequence
+from . import rawlog
 
 RAW_FILE = "raw.jsonl"
 ENV_FILE = "env.json"
@@ -110,24 +111,16 @@ def machine_difference(a: MachineId, b: MachineId) -> str:
 
 
 def read_raw_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every document of a raw.jsonl file. Blank lines are skipped; a line
-    that is not a JSON object raises RunFolderError naming file and line."""
+    """Every document of a raw.jsonl file (heaplab.rawlog: a torn last line
+    is left out and reported on stderr); any other line that is not a JSON
+    object raises RunFolderError naming file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RunFolderError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    documents = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RunFolderError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(doc, dict):
-            raise RunFolderError(f"{path}:{number}: a document must be a JSON object")
-        documents.append(doc)
-    return documents
+        log = rawlog.read(path)
+    except rawlog.RawLogError as exc:
+        raise RunFolderError(str(exc)) from None
+    if log.torn:
+        print(f"run.py: {log.torn}", file=sys.stderr)
+    return log.documents
 
 
 def load_run_folder(path: str | os.PathLike[str]) -> RunFolder:
@@ -253,6 +246,8 @@ def merge_documents(runs: Sequence[RunFolder], force: bool = False
                 f"refusing to merge timings from different machines "
                 f"({machine_difference(machines[0], machines[1])}); "
                 f"only instruction counts merge across machines (or pass --force)")
+    if not force:
+        refuse_mixed_runs(runs)
     kept: dict[tuple[Hashable, Any], int] = {}
     documents: list[dict[str, Any]] = []
     dropped = 0
@@ -269,6 +264,39 @@ def merge_documents(runs: Sequence[RunFolder], force: bool = False
             if _prefer(documents[kept[key]], doc):
                 documents[kept[key]] = doc
     return documents, dropped, machines
+
+
+def _params_of(doc: dict[str, Any]) -> tuple[tuple[str, Any], ...] | None:
+    params = (doc.get("workload") or {}).get("params")
+    return tuple(sorted(params.items())) if isinstance(params, dict) else None
+
+
+def refuse_mixed_runs(runs: Sequence[RunFolder]) -> None:
+    """Shards of one run share their sizes and repetitions: RunFolderError
+    when a workload ran with other parameters in one run than in another
+    (--quick/--full, --param) or the runs asked for different --reps, as
+    compare refuses cells of different parameters."""
+    reps = {run.path: (run.env.get("options") or {}).get("reps") for run in runs}
+    asked = sorted({r for r in reps.values() if isinstance(r, int)})
+    if len(asked) > 1:
+        raise RunFolderError(f"refusing to merge runs of different --reps ({', '.join(map(str, asked))}); "
+                             f"pass --force to merge them anyway")
+    seen: dict[str, tuple[Path, tuple[tuple[str, Any], ...]]] = {}
+    for run in runs:
+        for doc in run.documents:
+            name = (doc.get("workload") or {}).get("name")
+            params = _params_of(doc)
+            if not isinstance(name, str) or params is None:
+                continue
+            first = seen.setdefault(name, (run.path, params))
+            if first[1] != params:
+                differ = sorted({k for k, _ in set(first[1]) ^ set(params)})
+                a, b = dict(first[1]), dict(params)
+                said = ", ".join(f"{k}={a.get(k)} in {first[0]} but {b.get(k)} in {run.path}"
+                                 for k in differ)
+                raise RunFolderError(f"refusing to merge {name} run with different parameters "
+                                     f"({said}: --quick/--full or --param differ); pass --force "
+                                     f"to merge them anyway")
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -352,7 +380,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="run folder to create with the merged documents")
     parser.add_argument("--force", action="store_true",
-                        help="merge timings even when the shards ran on different machines")
+                        help="merge even when the shards ran on different machines, at other "
+                             "sizes (--quick/--full, --param) or with other --reps")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -17,6 +17,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from . import published
+from .catalog import TOUCH, TOUCH_NAMES, format_params
 from .published import (LAYOUT_ALLOCATOR_ROWS, ROLE_ALLOCATOR, ROLE_REFERENCE, Column, Need,
                         PublishedTable, Row, metric_value, reference_allocators, with_phase_field)
 from .runner import failure_label
@@ -429,6 +431,26 @@ def _layout_allocator_rows(result: TableResult) -> list[str]:
     return _md_table(header, lines)
 
 
+def _params_line(t: published.PublishedTable) -> str:
+    """The parameters this table's rows run with here, when they are not the
+    workloads' own: `touch=none` is the seed's choice of never writing into
+    a block, which every other run does (it writes each block's first byte)."""
+    seen: dict[str, str] = {}
+    for r in t.rows:
+        if r.workload and r.params and r.workload not in seen:
+            seen[r.workload] = format_params(
+                (k, TOUCH_NAMES[v] if k == TOUCH and 0 <= v < len(TOUCH_NAMES) else v)
+                for k, v in sorted(r.params.items()))
+    if not seen:
+        return ""
+    text = "Run here with the seed's own choices: " + "; ".join(
+        f"{w} {given}" for w, given in seen.items()) + "."
+    if any(f"{TOUCH}=" in given for given in seen.values()):
+        text += (f" {TOUCH}=none: the seed's benchmark never wrote into these blocks, so "
+                 f"neither do these rows; every other run writes each new block's first byte.")
+    return text
+
+
 def render_markdown(result: TableResult, here: str | None = None) -> str:
     """The table in its published layout, with a header naming every mapping."""
     t = result.table
@@ -436,6 +458,9 @@ def render_markdown(result: TableResult, here: str | None = None) -> str:
            f"Source: {t.credit} ({t.seed}, section \"{t.section}\", {t.table}).",
            "Published on: " + "; ".join(f"{k}: {v}" for k, v in t.machine.items()) + ".",
            "How it was measured there: " + "; ".join(t.method) + "."]
+    given = _params_line(t)
+    if given:
+        out.append(given)
     if here:
         out.append(f"Measured here on: {here}.")
     better = "lower is better" if t.better == "lower" else "higher is better"

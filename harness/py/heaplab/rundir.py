@@ -16,7 +16,7 @@ import subprocess
 import sys
 from typing import Any
 
-from . import atomicio, summary, tables
+from . import atomicio, rawlog, summary, tables
 
 RAW = "raw.jsonl"
 ENV = "env.json"
@@ -102,8 +102,10 @@ def derive(folder: pathlib.Path) -> dict[str, Any]:
     """Rewrites summary.json, tables.md and tables.csv from raw.jsonl and
     env.json; returns the summary."""
     env = load_env(folder)
-    docs = list(atomicio.read_jsonl(folder / RAW)) if (folder / RAW).exists() else []
-    result = summary.summarize(docs, env.get("plan") or {})
+    log = rawlog.read(folder / RAW) if (folder / RAW).exists() else rawlog.RawLog()
+    if log.torn:
+        print(f"run.py: {log.torn}", file=sys.stderr)
+    result = summary.summarize(log.documents, env.get("plan") or {})
     atomicio.write_json(folder / SUMMARY, result)
     atomicio.write_text(folder / TABLES_MD, tables.markdown(result))
     atomicio.write_text(folder / TABLES_CSV, tables.csv_text(result))

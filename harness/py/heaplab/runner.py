@@ -44,7 +44,7 @@ class Outcome:
 
 
 def command(runner: pathlib.Path, cell: Cell, quick: bool) -> list[str]:
-    cmd = [str(runner), "--alloc", cell.allocator, "--workload", cell.workload.name]
+    cmd = [str(runner), "--alloc", cell.allocator, "--workload", cell.workload.argument]
     if cell.pass_threads:
         cmd += ["--threads", str(cell.threads)]
     if quick:

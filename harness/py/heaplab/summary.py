@@ -160,9 +160,26 @@ def _allocators_with_extras(plan: dict[str, Any], docs: Sequence[dict[str, Any]]
     return allocs
 
 
+def _touch_by_row(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int], str]:
+    """What each row's runs wrote into their blocks, as the runner's documents
+    say (`workload.param_names.touch`): rows of workloads without the
+    parameter (scripts) have none."""
+    touch: dict[tuple[str, int], str] = {}
+    for doc in docs:
+        row = _doc_row(doc)
+        names = (doc.get("workload") or {}).get("param_names")
+        value = names.get("touch") if isinstance(names, dict) else None
+        if row is not None and isinstance(value, str):
+            touch.setdefault(row, value)
+    return touch
+
+
 def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str, Any]:
     accs = _collect(docs)
-    rows = _rows_with_extras(plan, accs, docs)
+    touch = _touch_by_row(docs)
+    rows = [dict(r, touch=touch[(r["workload"], int(r["threads"]))])
+            if (r["workload"], int(r["threads"])) in touch else dict(r)
+            for r in _rows_with_extras(plan, accs, docs)]
     allocs = _allocators_with_extras(plan, docs)
     cells: list[dict[str, Any]] = []
     for row in rows:

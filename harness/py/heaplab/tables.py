@@ -99,14 +99,25 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+TOUCH = "touch"
+
+
 def params_text(row: dict[str, Any]) -> str:
-    """`count=2000, rounds=10`: the parameters the user set for a row, or ''."""
-    return format_params((row.get("params") or {}).items())
+    """`count=2000, rounds=10`: the parameters the user set for a row, or ''
+    (`touch` by its name, as `touch_text` says it)."""
+    return format_params((k, v) for k, v in (row.get("params") or {}).items() if k != TOUCH)
+
+
+def touch_text(row: dict[str, Any]) -> str:
+    """`touch=first`: what the row's runs wrote into each block they
+    allocated (every table says it), or '' for a row that does not say."""
+    return f"{TOUCH}={row[TOUCH]}" if row.get(TOUCH) else ""
 
 
 def workload_label(row: dict[str, Any]) -> str:
-    """The workload's name, and the parameters set for it in brackets."""
-    given = params_text(row)
+    """The workload's name, then in brackets what its blocks had written
+    into them and the parameters set for it."""
+    given = ", ".join(t for t in (touch_text(row), params_text(row)) if t)
     return f"{row['workload']} ({given})" if given else row["workload"]
 
 
@@ -224,7 +235,7 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better", "params")
+CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better", "touch", "params")
 CSV_CELL_FIELDS = ("median", "min", "max", "n", "ratio_to_system", "status",
                    "peak_rss_bytes", "frees", "cross_thread_frees")
 # CSV cell fields that are medians of a document figure, not of the metric
@@ -248,8 +259,9 @@ def _csv_status(cell: dict[str, Any]) -> str:
 
 
 def csv_text(summary: dict[str, Any]) -> str:
-    """One CSV: a row per (workload, threads) with the parameters set for it
-    (`params`, empty for the workload's own), rows of a group together, and
+    """One CSV: a row per (workload, threads) with what its runs wrote into
+    each block (`touch`, empty where the workload does not say) and the
+    parameters set for it (`params`, empty for the workload's own), rows of a group together, and
     per allocator the columns <alloc>_median, _min, _max, _n, _ratio_to_system,
     _status (status is "ok" or what the Markdown cell says), and the medians of
     _peak_rss_bytes, _frees and _cross_thread_frees (empty where a workload
@@ -268,7 +280,8 @@ def csv_text(summary: dict[str, Any]) -> str:
             line = [group, row["workload"], str(row["threads"]),
                     ok["metric"] if ok else row.get("metric", ""),
                     ok["unit"] if ok else row.get("unit", ""),
-                    ok["better"] if ok else row.get("better", ""), params_text(row)]
+                    ok["better"] if ok else row.get("better", ""), row.get(TOUCH) or "",
+                    params_text(row)]
             for c in cells:
                 line += [_csv_value(c["median"]), _csv_value(c["min"]), _csv_value(c["max"]),
                          str(c["n"]), _csv_value(c["ratio_to_system"]), _csv_status(c)]
