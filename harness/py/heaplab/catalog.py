@@ -124,7 +124,12 @@ def select_workloads(catalog: Catalog, spec: str | None) -> list[Workload]:
     if not spec:
         return list(catalog.workloads)
     picked: set[str] = set()
+    traced: list[Workload] = []
     for pattern in split_list(spec):
+        if pattern.startswith("trace:"):
+            from . import traces  # traces imports this module
+            traced.append(traces.workload(pattern))
+            continue
         matched = {w.name for w in catalog.workloads if fnmatch.fnmatchcase(w.name, pattern)}
         if not matched:
             matched = {w.name for w in catalog.workloads if w.group == pattern}
@@ -132,7 +137,7 @@ def select_workloads(catalog: Catalog, spec: str | None) -> list[Workload]:
             names = ", ".join(w.name for w in catalog.workloads)
             raise SelectionError(f"no workload matches '{pattern}'; workloads: {names}")
         picked |= matched
-    return [w for w in catalog.workloads if w.name in picked]
+    return [w for w in catalog.workloads if w.name in picked] + traced
 
 
 def parse_threads(spec: str | None) -> list[int]:
