@@ -75,12 +75,22 @@ def main(args: argparse.Namespace) -> int:
         print(f"run.py record: program '{command[0]}' not found", file=sys.stderr)
         return EXIT_BAD_INPUT
     root = paths.REPO_ROOT
-    status = deps.ensure(deps.RUN_PACKAGES + deps.TRACE_PACKAGES, not args.no_install)
-    if status != 0:
-        return status
-    folder = paths.build_dir(root)
-    if not build.build(build.BuildConfig(folder), TARGETS, root):
-        return EXIT_FAILED
+    given = paths.runner_from_env()
+    if given is not None:
+        # $HEAPLAB_RUN names a build: its recorder and tool are used as they are
+        folder = given.parent
+    else:
+        status = deps.ensure(deps.RUN_PACKAGES + deps.TRACE_PACKAGES, not args.no_install)
+        if status != 0:
+            return status
+        folder = paths.build_dir(root)
+        if not build.build(build.BuildConfig(folder), TARGETS, root):
+            return EXIT_FAILED
+    for part in (RECORD_LIBRARY, TRACE_TOOL):
+        if not (folder / part).exists():
+            print(f"run.py record: {folder / part} does not exist (is libzstd-dev installed?)",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
     out = pathlib.Path(args.out) if args.out else default_out(command, root)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="heaplab-record-") as raw:
