@@ -54,6 +54,33 @@ static inline uint64_t trace_ev_size(const trace_ev *e) { return e->word & TRACE
 static inline unsigned trace_ev_op(const trace_ev *e) { return (unsigned)(e->word >> 48) & 0x7f; }
 static inline unsigned trace_ev_align_log2(const trace_ev *e) { return (unsigned)(e->word >> 56); }
 
+/* What an operation does with blocks, and its name in headers, counts and
+ * metrics ("malloc", ..., "usable_size"). */
+static inline int trace_op_allocates(unsigned op)
+{
+    return op == TRACE_MALLOC || op == TRACE_CALLOC || op == TRACE_ALIGNED || op == TRACE_REALLOC;
+}
+
+static inline int trace_op_names_block(unsigned op)
+{
+    return op == TRACE_REALLOC || op == TRACE_FREE || op == TRACE_FREE_SIZED ||
+           op == TRACE_USABLE_SIZE;
+}
+
+static inline const char *trace_op_name(unsigned op)
+{
+    switch (op) {
+    case TRACE_MALLOC: return "malloc";
+    case TRACE_CALLOC: return "calloc";
+    case TRACE_REALLOC: return "realloc";
+    case TRACE_FREE: return "free";
+    case TRACE_FREE_SIZED: return "free_sized";
+    case TRACE_ALIGNED: return "aligned";
+    case TRACE_USABLE_SIZE: return "usable_size";
+    default: return "unknown";
+    }
+}
+
 /* One run of the schedule: `length` events of stream `thread`. */
 typedef struct trace_run {
     uint32_t thread;

@@ -89,10 +89,7 @@ static int decode_stream(const uint8_t *b, size_t len, size_t *at, trace_ev *ev,
             else
                 align = b[(*at)++];
         }
-        int named = op == TRACE_REALLOC || op == TRACE_FREE || op == TRACE_FREE_SIZED ||
-                    op == TRACE_USABLE_SIZE;
-        int allocating = op == TRACE_MALLOC || op == TRACE_CALLOC || op == TRACE_ALIGNED ||
-                         op == TRACE_REALLOC;
+        int named = trace_op_names_block(op), allocating = trace_op_allocates(op);
         if (!bad && named) {
             bad = trace_get_varint(b, len, at, &old) != 0;
             if (!bad && old)
@@ -143,8 +140,7 @@ static int walk_schedule(trace *t, const char *path, char *err, size_t errlen)
             trace_ev *e = &t->stream[th][pos[th]++];
             unsigned op = trace_ev_op(e);
             t->counts[op]++;
-            int named = op == TRACE_REALLOC || op == TRACE_FREE || op == TRACE_FREE_SIZED ||
-                        op == TRACE_USABLE_SIZE;
+            int named = trace_op_names_block(op);
             if (named && e->old) {
                 if (state[e->old] != 1) {
                     rc = fail(err, errlen, path,

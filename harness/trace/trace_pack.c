@@ -128,18 +128,6 @@ static void free_process(raw_process *p)
     memset(p, 0, sizeof *p);
 }
 
-static int allocates(unsigned op)
-{
-    return op == TRACE_MALLOC || op == TRACE_CALLOC || op == TRACE_ALIGNED ||
-           op == TRACE_REALLOC;
-}
-
-static int names_block(unsigned op)
-{
-    return op == TRACE_REALLOC || op == TRACE_FREE || op == TRACE_FREE_SIZED ||
-           op == TRACE_USABLE_SIZE;
-}
-
 /* What the merge needs per raw id: 0 = never allocated in this trace,
  * 1 = allocated later, 2 = placed (its new number in renum). */
 typedef struct id_map {
@@ -150,7 +138,8 @@ typedef struct id_map {
 
 static int ready(const trace_raw_event *e, const id_map *m)
 {
-    return !names_block(e->op) || e->old == 0 || e->old >= m->limit || m->state[e->old] != 1;
+    return !trace_op_names_block(e->op) || e->old == 0 || e->old >= m->limit ||
+           m->state[e->old] != 1;
 }
 
 /* The packed body, grown as events are encoded. */
@@ -190,13 +179,13 @@ static void encode_event(stream_state *s, const trace_raw_event *e, uint64_t old
     put_byte(&s->out, (uint8_t)(op | (op == TRACE_ALIGNED ? (e->aux & 7u) << TRACE_OP_BITS : 0)));
     if (op == TRACE_ALIGNED || op == TRACE_FREE_SIZED)
         put_byte(&s->out, e->align_log2);
-    if (names_block(op))
+    if (trace_op_names_block(op))
         put(&s->out, old ? 1 + trace_zigzag((int64_t)s->last_id - (int64_t)old) : 0);
     if (op == TRACE_CALLOC)
         put(&s->out, e->aux);
     if (op != TRACE_FREE)
         put(&s->out, e->size);
-    if (allocates(op)) {
+    if (trace_op_allocates(op)) {
         put(&s->out, id ? id - s->last_id : 0);
         if (id)
             s->last_id = id;
@@ -232,7 +221,7 @@ static void pack_process(raw_process *p, out_buf *body, pack_counts *c)
     for (int t = 0; t < p->thread_count; t++)
         for (uint64_t i = 0; i < p->threads[t].n; i++) {
             const trace_raw_event *e = &p->threads[t].ev[i];
-            if (allocates(e->op) && e->id)
+            if (trace_op_allocates(e->op) && e->id)
                 m.state[e->id] = 1;
         }
 
@@ -264,9 +253,9 @@ static void pack_process(raw_process *p, out_buf *body, pack_counts *c)
         raw_thread *th = &p->threads[best];
         const trace_raw_event *e = &th->ev[th->head++];
         uint64_t old = 0, id = 0;
-        if (names_block(e->op) && e->old && e->old < limit && m.state[e->old] == 2)
+        if (trace_op_names_block(e->op) && e->old && e->old < limit && m.state[e->old] == 2)
             old = m.renum[e->old];
-        if (allocates(e->op) && e->id && e->id < limit && m.state[e->id] == 1) {
+        if (trace_op_allocates(e->op) && e->id && e->id < limit && m.state[e->id] == 1) {
             id = next_number++;
             m.renum[e->id] = (uint32_t)id;
             m.state[e->id] = 2;
@@ -276,7 +265,7 @@ static void pack_process(raw_process *p, out_buf *body, pack_counts *c)
         /* a realloc that failed left its block where it was */
         int frees = e->op == TRACE_FREE || e->op == TRACE_FREE_SIZED ||
                     (e->op == TRACE_REALLOC && (e->id || e->size == 0));
-        if (names_block(e->op) && e->old && !old)
+        if (trace_op_names_block(e->op) && e->old && !old)
             c->skipped += e->op != TRACE_USABLE_SIZE;
         if (frees && old) {
             c->live -= size_of[old];
@@ -284,7 +273,7 @@ static void pack_process(raw_process *p, out_buf *body, pack_counts *c)
                 c->cross_thread++;
             m.state[e->old] = 3; /* freed: a later mention is of a block never seen */
         }
-        if (allocates(e->op) && !e->id && !(e->op == TRACE_REALLOC && e->size == 0))
+        if (trace_op_allocates(e->op) && !e->id && !(e->op == TRACE_REALLOC && e->size == 0))
             c->failed++;
         if (id) {
             uint64_t bytes = e->op == TRACE_CALLOC ? e->size * e->aux : e->size;
@@ -336,12 +325,6 @@ static void pack_process(raw_process *p, out_buf *body, pack_counts *c)
     free(size_of);
 }
 
-static const char *const op_names[TRACE_OP_LIMIT] = {
-    [TRACE_MALLOC] = "malloc", [TRACE_CALLOC] = "calloc", [TRACE_REALLOC] = "realloc",
-    [TRACE_FREE] = "free", [TRACE_FREE_SIZED] = "free_sized", [TRACE_ALIGNED] = "aligned",
-    [TRACE_USABLE_SIZE] = "usable_size",
-};
-
 static void write_header(FILE *f, int argc, char **command, const raw_process *main_p,
                          const pack_counts *c, const raw_process *others, int other_count)
 {
@@ -366,7 +349,7 @@ static void write_header(FILE *f, int argc, char **command, const raw_process *m
     json_object_begin(&j);
     json_kv_uint(&j, "ops", c->ops);
     for (int op = 1; op < TRACE_OP_LIMIT; op++)
-        json_kv_uint(&j, op_names[op], c->per_op[op]);
+        json_kv_uint(&j, trace_op_name((unsigned)op), c->per_op[op]);
     json_kv_uint(&j, "blocks", c->blocks);
     json_kv_uint(&j, "skipped_frees", c->skipped);
     json_kv_uint(&j, "failed", c->failed);

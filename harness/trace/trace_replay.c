@@ -322,14 +322,11 @@ static int trace_run_workload(wl_ctx *ctx)
     wl_metric(ctx, "ns_per_op", replayed ? (double)r.timed_ns / (double)replayed : 0, "ns",
               "lower");
     wl_metric(ctx, "ops", (double)replayed, "count", "higher");
-    static const char *const names[TRACE_OP_LIMIT] = {
-        [TRACE_MALLOC] = "malloc_count", [TRACE_CALLOC] = "calloc_count",
-        [TRACE_REALLOC] = "realloc_count", [TRACE_FREE] = "free_count",
-        [TRACE_FREE_SIZED] = "free_sized_count", [TRACE_ALIGNED] = "aligned_count",
-        [TRACE_USABLE_SIZE] = "usable_size_count",
-    };
-    for (int op = 1; op < TRACE_OP_LIMIT; op++)
-        wl_metric(ctx, names[op], (double)t->counts[op], "count", "higher");
+    for (int op = 1; op < TRACE_OP_LIMIT; op++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s_count", trace_op_name((unsigned)op));
+        wl_metric(ctx, name, (double)t->counts[op], "count", "higher");
+    }
     wl_metric(ctx, "skipped_frees", (double)t->skipped, "count", "lower");
     wl_metric(ctx, "threads", n, "count", "higher");
     wl_metric(ctx, "peak_live_bytes", (double)peak_live, "bytes", "lower");

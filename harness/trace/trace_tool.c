@@ -36,11 +36,6 @@ static int check(const char *path)
     trace t;
     if (trace_open(path, &t, err, sizeof err) != 0)
         return bad(err);
-    static const char *const names[TRACE_OP_LIMIT] = {
-        [TRACE_MALLOC] = "malloc", [TRACE_CALLOC] = "calloc", [TRACE_REALLOC] = "realloc",
-        [TRACE_FREE] = "free", [TRACE_FREE_SIZED] = "free_sized", [TRACE_ALIGNED] = "aligned",
-        [TRACE_USABLE_SIZE] = "usable_size",
-    };
     json_writer j;
     json_init(&j, stdout);
     json_object_begin(&j);
@@ -50,7 +45,7 @@ static int check(const char *path)
     json_key(&j, "counts");
     json_object_begin(&j);
     for (int op = 1; op < TRACE_OP_LIMIT; op++)
-        json_kv_uint(&j, names[op], t.counts[op]);
+        json_kv_uint(&j, trace_op_name((unsigned)op), t.counts[op]);
     json_object_end(&j);
     json_kv_uint(&j, "skipped_frees", t.skipped);
     json_kv_uint(&j, "cross_thread_frees", t.cross_thread);
