@@ -1,6 +1,7 @@
 /* Workload lookup: see catalog.h. */
 #include "catalog.h"
 #include "script.h"
+#include "trace_workload.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +25,8 @@ const char *catalog_kind(const workload *w)
 {
     if (!w->source)
         return "builtin";
+    if (w->group && strcmp(w->group, "trace") == 0)
+        return "trace";
     return w->group && strcmp(w->group, "program") == 0 ? "program" : "script";
 }
 
@@ -181,6 +184,8 @@ int catalog_select(const char *name, const char *dir, int dir_required, workload
                    char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    if (strncmp(name, TRACE_WORKLOAD_PREFIX, strlen(TRACE_WORKLOAD_PREFIX)) == 0)
+        return trace_workload_open(name + strlen(TRACE_WORKLOAD_PREFIX), out, err, errlen);
     /* a path: load just that file */
     if (strchr(name, '/') || has_suffix(name, SCRIPT_SUFFIX))
         return script_load(name, out, err, errlen) == 0 ? 0 : -1;

@@ -54,6 +54,10 @@ def needs_configure(config: BuildConfig) -> bool:
     cache = read_cache(config.folder)
     if cache is None:
         return True
+    # a library looked for and not found may have been installed since
+    # (set-up installs libzstd-dev for the trace work): look again
+    if any(k.startswith("HEAPLAB_ZSTD") and v.endswith("NOTFOUND") for k, v in cache.items()):
+        return True
     return any(cache.get(k, "") != v for k, v in config.cache_values().items())
 
 

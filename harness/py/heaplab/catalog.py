@@ -178,7 +178,12 @@ def select_workloads(catalog: Catalog, spec: str | None,
         return list(catalog.workloads)
     picked: set[str] = set()
     by_path: list[Workload] = []
+    traced: list[Workload] = []
     for pattern in split_list(spec):
+        if pattern.startswith("trace:"):
+            from . import traces  # traces imports this module
+            traced.append(traces.workload(pattern))
+            continue
         if runner is not None and is_script_path(pattern):
             w = load_script(runner, pattern)
             if w.name not in {x.name for x in by_path}:
@@ -197,7 +202,7 @@ def select_workloads(catalog: Catalog, spec: str | None,
     clash = [w.name for w in by_path if w.name in picked]
     if clash:
         raise SelectionError(f"--workload: {', '.join(clash)} is named both by name and by path")
-    return [w for w in catalog.workloads if w.name in picked] + by_path
+    return [w for w in catalog.workloads if w.name in picked] + by_path + traced
 
 
 # The runner's limit (RUNNER_MAX_THREADS in harness/runner.h): checked here

@@ -12,7 +12,7 @@ import argparse
 from types import ModuleType
 from typing import Sequence
 
-from . import cmd_ci, cmd_list, cmd_plot, cmd_reproduce, cmd_run, cmd_test, compare, gbench, merge
+from . import cmd_ci, cmd_list, cmd_plot, cmd_record, cmd_reproduce, cmd_run, cmd_test, compare, gbench, merge
 
 SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("run", cmd_run),
@@ -24,6 +24,7 @@ SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("merge", merge),
     ("ci", cmd_ci),
     ("gbench", gbench),
+    ("record", cmd_record),
 )
 # `./run.py` with no arguments is `./run.py run --quick`.
 DEFAULT_ARGV = ("run", "--quick")

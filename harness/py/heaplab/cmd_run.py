@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, rundir, runner as runner_mod, tables
+from . import atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, rundir, runner as runner_mod, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -197,7 +197,10 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
     if count_instructions and not args.timeout:
         timeout *= VALGRIND_SLOWDOWN
 
-    runner = obtain_runner(args.runner, not args.no_install)
+    # replaying a trace needs zstd as well; only then is it installed
+    traced = "trace:" in (getattr(args, "workload", None) or "")
+    runner = obtain_runner(args.runner, not args.no_install,
+                           deps.RUN_PACKAGES + (deps.TRACE_PACKAGES if traced else ()))
     if isinstance(runner, int):
         return runner
     try:

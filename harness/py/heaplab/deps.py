@@ -22,8 +22,11 @@ RUN_PACKAGES: tuple[str, ...] = (
     "libmimalloc-dev", "libjemalloc-dev", "libtcmalloc-minimal4",
     "libbenchmark-dev", "python3-matplotlib",
 )
-# `./run.py test` also needs pytest and valgrind.
-TEST_PACKAGES: tuple[str, ...] = RUN_PACKAGES + ("python3-pytest", "valgrind")
+# Recording and replaying traces (`run.py record`, `--workload trace:FILE`)
+# need zstd's headers; only that work installs them.
+TRACE_PACKAGES: tuple[str, ...] = ("libzstd-dev",)
+# `./run.py test` also needs pytest and valgrind, and the trace tests zstd.
+TEST_PACKAGES: tuple[str, ...] = RUN_PACKAGES + ("python3-pytest", "valgrind") + TRACE_PACKAGES
 
 EXIT_SETUP = 2
 

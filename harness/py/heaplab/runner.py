@@ -44,7 +44,10 @@ class Outcome:
 
 
 def command(runner: pathlib.Path, cell: Cell, quick: bool) -> list[str]:
-    cmd = [str(runner), "--alloc", cell.allocator, "--workload", cell.workload.argument]
+    w = cell.workload
+    # a trace is named by its file (its workload name has no folder in it)
+    target = f"trace:{w.source}" if w.kind == "trace" else w.argument
+    cmd = [str(runner), "--alloc", cell.allocator, "--workload", target]
     if cell.pass_threads:
         cmd += ["--threads", str(cell.threads)]
     if quick:
