@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, rundir, runner as runner_mod, tables
+from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -120,8 +120,8 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
         for step in steps:
             if step.cell.key in abandoned:
                 continue
-            outcome = runner_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s,
-                                          count_instructions=count_instructions)
+            outcome = programs_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s,
+                                        count_instructions=count_instructions)
             doc = outcome.document
             doc["rep"] = step.rep
             doc["cell"] = step.cell.key
@@ -129,7 +129,7 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
             if outcome.status != "ok":
                 reporter.failure(doc, step.cell.key, step.rep)
             progress.step(step.cell.key, outcome.seconds, step.rep, _result_text(doc))
-            if outcome.usage_error or outcome.status == "timeout":
+            if outcome.usage_error or outcome.status in ("timeout", programs_mod.STATUS_NOT_INSTALLED):
                 abandoned.add(step.cell.key)
                 progress.drop(step.cell.key)
     except KeyboardInterrupt:
@@ -240,7 +240,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return EXIT_INTERRUPTED
     if not args.no_plots:
         cmd_plot.draw(folder)
-    failed = [c for c in result["cells"] if c["failures"]]
+    failed = [c for c in result["cells"] if c["failures"] and not programs_mod.not_installed_only(c)]
     if failed:
         print(f"run.py: {len(failed)} cell(s) had failed runs: "
               + ", ".join(f"{c['cell']} {c['failures'][0]['label']}" for c in failed), file=sys.stderr)
