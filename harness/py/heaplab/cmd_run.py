@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, tables
+from . import atomicio, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -47,6 +47,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                       help="each parameter's quick size (default)")
     size.add_argument("--full", dest="full", action="store_true", help="the published sizes")
     p.add_argument("--workload", metavar="GLOB,...", help="workloads by name glob or group (default: all)")
+    p.add_argument("--suite", metavar="NAME", choices=tuple(suites.SUITES),
+                   help="a named set of workloads (" + suites.describe() + ")")
     p.add_argument("--alloc", metavar="NAME,...", help="allocators (default: every one the runner lists)")
     p.add_argument("--reps", metavar="N", default=str(DEFAULT_REPS),
                    help=f"repetitions per cell (default {DEFAULT_REPS})")
@@ -182,11 +184,14 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return 1
     try:
         allocators = catalog_mod.select_allocators(cat, args.alloc)
-        workloads = catalog_mod.select_workloads(cat, args.workload)
+        workloads = suites.choose(cat.workloads, catalog_mod.select_workloads(cat, args.workload),
+                                  args.workload, getattr(args, "suite", None))
         params = catalog_mod.parse_params(getattr(args, "param", None) or [], workloads)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if getattr(args, "suite", None) in ("programs", "all"):
+        programs_mod.ensure_packages(not args.no_install)
     for b in cat.broken_scripts:
         print(f"run.py: skipping broken script {b.get('error')}", file=sys.stderr)
 

@@ -132,3 +132,11 @@ def not_installed_only(cell: dict[str, Any]) -> bool:
     """A summary cell whose every failure is a program that is not installed."""
     failures = cell.get("failures") or []
     return bool(failures) and all(f.get("status") == STATUS_NOT_INSTALLED for f in failures)
+
+
+def ensure_packages(allow_install: bool, out: Any = None) -> None:
+    """Installs the suite's missing packages with apt-get when root (and
+    allowed); otherwise says the command and lets those cells report
+    "not installed"."""
+    from . import deps
+    deps.ensure(PACKAGES, allow_install, out=out)
