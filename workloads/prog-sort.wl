@@ -10,4 +10,4 @@ describe  "GNU sort of N random text lines (input prepared untimed)"
 param     N=2000000 quick=350000 min=1 max=100000000 help="lines to sort"
 
 setup     /usr/bin/python3 -c "import random, sys; r = random.Random(1); open(sys.argv[2], 'w').write(''.join('%016x %d\n' % (r.getrandbits(64), i) for i in range(int(sys.argv[1]))))" $N {tmp}/lines.txt
-program   /usr/bin/env LC_ALL=C sort --parallel=1 -o {tmp}/sorted.txt {tmp}/lines.txt
+program   /usr/bin/python3 {dir}/programs/serve.py --package coreutils -- /usr/bin/env LC_ALL=C sort --parallel=1 -o {tmp}/sorted.txt {tmp}/lines.txt

@@ -34,6 +34,7 @@ enum {
 };
 static const long long NS_PER_S = 1000000000LL;
 static const char TMP_TAG[] = "{tmp}";
+static const char DIR_TAG[] = "{dir}";
 static const char PRELOAD_VAR[] = "LD_PRELOAD=";
 
 /* The last STDERR_TAIL bytes a child wrote on stderr. */
@@ -103,7 +104,7 @@ static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
     return 0;
 }
 
-/* Expands {tmp} everywhere, and $NAME / $$ except in single-quoted words
+/* Expands {tmp} and {dir} (the folder holding the script) everywhere, and $NAME / $$ except in single-quoted words
  * (whose stored form starts with '\''; see read_cmd in script_parse.c). */
 static char *expand_word(const sc_script *s, const char *stored, const long long *pv,
                          const char *tmp)
@@ -119,6 +120,15 @@ static char *expand_word(const sc_script *s, const char *stored, const long long
             if (append(&buf, &len, &cap, tmp, strlen(tmp)) < 0)
                 goto oom;
             p += sizeof TMP_TAG - 1;
+            continue;
+        }
+        if (strncmp(p, DIR_TAG, sizeof DIR_TAG - 1) == 0) {
+            const char *slash = strrchr(s->path, '/');
+            const char *dir = slash ? s->path : ".";
+            size_t dlen = slash ? (size_t)(slash - s->path) : 1;
+            if (append(&buf, &len, &cap, dir, dlen) < 0)
+                goto oom;
+            p += sizeof DIR_TAG - 1;
             continue;
         }
         if (!single && p[0] == '$' && p[1] == '$') {

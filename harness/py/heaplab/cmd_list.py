@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import catalog as catalog_mod
+from . import catalog as catalog_mod, suites
 from .prepare import obtain_runner
 
 
@@ -61,6 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("list", help="list allocators and workloads")
     p.add_argument("--no-install", action="store_true", help="never install Debian packages")
     p.add_argument("--runner", help="use this heaplab-run (default: $HEAPLAB_RUN or build it)")
+    p.add_argument("--suite", metavar="NAME", choices=tuple(suites.SUITES),
+                   help="only the workloads of a named set (" + suites.describe() + ")")
     p.set_defaults(func=main)
 
 
@@ -73,5 +75,7 @@ def main(args: argparse.Namespace) -> int:
     except RuntimeError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return 1
+    if getattr(args, "suite", None):
+        cat.workloads = suites.select(cat.workloads, args.suite)
     print(render(cat))
     return 0

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, rundir, runner as runner_mod, tables
+from . import atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -51,6 +51,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                       help="each parameter's quick size (default)")
     size.add_argument("--full", dest="full", action="store_true", help="the published sizes")
     p.add_argument("--workload", metavar="GLOB,...", help="workloads by name glob or group (default: all)")
+    p.add_argument("--suite", metavar="NAME", choices=tuple(suites.SUITES),
+                   help="a named set of workloads (" + suites.describe() + ")")
     p.add_argument("--alloc", metavar="NAME,...", help="allocators (default: every one the runner lists)")
     p.add_argument("--reps", metavar="N", default=str(DEFAULT_REPS),
                    help=f"repetitions per cell (default {DEFAULT_REPS})")
@@ -124,8 +126,8 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
         for step in steps:
             if step.cell.key in abandoned:
                 continue
-            outcome = runner_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s,
-                                          count_instructions=count_instructions)
+            outcome = programs_mod.run_cell(runner, step.cell, quick=quick, timeout_s=timeout_s,
+                                        count_instructions=count_instructions)
             doc = outcome.document
             doc["rep"] = step.rep
             doc["cell"] = step.cell.key
@@ -138,7 +140,7 @@ def execute(runner: pathlib.Path, steps: list[matrix.Step], folder: pathlib.Path
             if outcome.status != "ok":
                 reporter.failure(doc, step.cell.key, step.rep)
             progress.step(step.cell.key, outcome.seconds, step.rep, _result_text(doc))
-            if outcome.usage_error or outcome.status == "timeout":
+            if outcome.usage_error or outcome.status in ("timeout", programs_mod.STATUS_NOT_INSTALLED):
                 abandoned.add(step.cell.key)
                 progress.drop(step.cell.key)
     except KeyboardInterrupt:
@@ -210,11 +212,14 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return 1
     try:
         allocators = catalog_mod.select_allocators(cat, args.alloc)
-        workloads = catalog_mod.select_workloads(cat, args.workload, runner)
+        workloads = suites.choose(cat.workloads, catalog_mod.select_workloads(cat, args.workload, runner),
+                                  args.workload, getattr(args, "suite", None))
         params = catalog_mod.parse_params(getattr(args, "param", None) or [], workloads)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if getattr(args, "suite", None) in ("programs", "all"):
+        programs_mod.ensure_packages(not args.no_install)
     for b in cat.broken_scripts:
         print(f"run.py: skipping broken script {b.get('error')}", file=sys.stderr)
 
@@ -276,7 +281,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         return EXIT_INTERRUPTED
     if not args.no_plots:
         cmd_plot.draw(folder)
-    failed = [c for c in result["cells"] if c["failures"]]
+    failed = [c for c in result["cells"] if c["failures"] and not programs_mod.not_installed_only(c)]
     if failed:
         print(f"run.py: {len(failed)} cell(s) had failed runs: "
               + ", ".join(f"{c['cell']} {c['failures'][0]['label']}" for c in failed), file=sys.stderr)

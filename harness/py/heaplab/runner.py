@@ -66,6 +66,8 @@ def signal_name(number: int) -> str:
 
 def failure_label(doc: dict[str, Any]) -> str:
     """How a failed document reads in a table cell."""
+    if doc.get("cell_label"):
+        return str(doc["cell_label"])
     status = doc.get("status")
     if status == "crashed":
         if doc.get("signal"):
@@ -126,13 +128,14 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
 
 
 def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float,
-             count_instructions: bool = False) -> Outcome:
+             count_instructions: bool = False, env: dict[str, str] | None = None) -> Outcome:
     """Runs one repetition of `cell`. KeyboardInterrupt kills the runner and
     propagates (the caller keeps what finished). With count_instructions the
     runner runs under valgrind's callgrind and the document gains the
-    "instructions" metric (counted inside the workload only) as its primary."""
+    "instructions" metric (counted inside the workload only) as its primary.
+    `env` replaces the runner's environment (program cells add to it)."""
     if not count_instructions:
-        return _run(command(runner, cell, quick), cell, timeout_s)
+        return _run(command(runner, cell, quick), cell, timeout_s, env)
     with tempfile.TemporaryDirectory(prefix="heaplab-callgrind-") as out_dir:
         argv = instructions_mod.callgrind_command(command(runner, cell, quick), out_dir)
         outcome = _run(argv, cell, timeout_s)
@@ -148,13 +151,14 @@ def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float,
                        outcome.seconds)
 
 
-def _run(argv: list[str], cell: Cell, timeout_s: float) -> Outcome:
+def _run(argv: list[str], cell: Cell, timeout_s: float,
+         env: dict[str, str] | None = None) -> Outcome:
     start = time.monotonic()
     # A session of its own: Ctrl-C on the terminal reaches only the driver,
     # which then stops the runner itself; timeouts kill the whole group.
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                            errors="replace", start_new_session=True)
+                            errors="replace", start_new_session=True, env=env)
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
