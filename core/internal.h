@@ -595,10 +595,9 @@ void tcache_apply_mode(void) CORE_INTERNAL;
 #define MEDIUM_ARENAS 4
 void *medium_malloc(size_t size) CORE_INTERNAL;
 void medium_free(void *p) CORE_INTERNAL;
+/* Validates p as a live medium block, aborting naming `what` (the function
+ * called, "free(): invalid pointer") otherwise, and returns its usable size. */
 size_t medium_usable(void *p, const char *what) CORE_INTERNAL;
-/* Validates p as a live medium block; aborts naming `what` (the function
- * called, "free(): invalid pointer") otherwise. */
-void medium_validate(void *p, const char *what) CORE_INTERNAL;
 /* Resizes in place when possible; returns 0 on success. */
 int medium_resize_inplace(void *p, size_t size) CORE_INTERNAL;
 /* as central_purge, for the free blocks of every arena */
@@ -618,10 +617,9 @@ void large_free(void *p) CORE_INTERNAL;
 /* `what` names the called function in the message when p is not a live
  * large block */
 size_t large_usable(void *p, const char *what) CORE_INTERNAL;
-void large_validate(void *p, const char *what) CORE_INTERNAL;
-/* Realloc of a large block (validated) to a size that stays large; NULL
- * when it cannot be done in place or by moving pages (the block is then
- * untouched, and the caller copies). */
+/* Realloc of a large block (validated by large_usable) to a size that stays
+ * large; NULL when it cannot be done in place or by moving pages (the block
+ * is then untouched, and the caller copies). */
 void *large_realloc(void *p, size_t size) CORE_INTERNAL;
 size_t large_purge(uint64_t now_ms, uint64_t age_ms, bool try) CORE_INTERNAL;
 void large_lock(void) CORE_INTERNAL;

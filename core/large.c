@@ -252,29 +252,29 @@ void *large_malloc(size_t size, size_t align, bool zero)
     return p;
 }
 
+/* Where the header of a large block at `a` is, by the registry's kind: one
+ * OS page below a chunk-aligned block, else at the start of its chunk. */
+static struct large_hdr *header_of(uintptr_t a, enum seg_kind kind)
+{
+    if (kind == KIND_LARGE_ALIGNED)
+        return (struct large_hdr *)(a - OS_PAGE);
+    return (struct large_hdr *)(a & ~(uintptr_t)SEG_MASK);
+}
+
 /* The header of live large block p; aborts naming `what` when p is not one.
  * Reads only memory the registry says is a large mapping's. */
 static struct large_hdr *valid_header(void *p, const char *what)
 {
     uintptr_t a = (uintptr_t)p;
-    struct large_hdr *h;
-    if (registry_kind(a) == KIND_LARGE_ALIGNED) {
-        if (a & SEG_MASK)
-            core_fail_pointer(what, p);
-        h = (struct large_hdr *)(a - OS_PAGE);
-    } else {
-        if ((a & (CORE_ALIGN - 1)) || (a & SEG_MASK) < LARGE_HDR_BYTES)
-            core_fail_pointer(what, p);
-        h = (struct large_hdr *)(a & ~(uintptr_t)SEG_MASK);
-    }
+    enum seg_kind kind = registry_kind(a);
+    bool shape_ok = kind == KIND_LARGE_ALIGNED ? (a & SEG_MASK) == 0
+                                               : !(a & (CORE_ALIGN - 1)) && (a & SEG_MASK) >= LARGE_HDR_BYTES;
+    if (!shape_ok)
+        core_fail_pointer(what, p);
+    struct large_hdr *h = header_of(a, kind);
     if (h->check != (LARGE_MAGIC ^ (uintptr_t)h) || h->state != LARGE_LIVE || (char *)h + h->offset != (char *)p)
         core_fail_pointer(what, p);
     return h;
-}
-
-void large_validate(void *p, const char *what)
-{
-    (void)valid_header(p, what);
 }
 
 size_t large_usable(void *p, const char *what)
@@ -320,7 +320,8 @@ void large_free(void *p)
 
 void *large_realloc(void *p, size_t size)
 {
-    struct large_hdr *h = valid_header(p, CORE_INVALID_REALLOC);
+    /* (p was validated by the caller's large_usable) */
+    struct large_hdr *h = header_of((uintptr_t)p, registry_kind((uintptr_t)p));
     size_t offset = h->offset;
     /* (a chunk-aligned block's mapping cannot follow it to a new chunk) */
     if (size > PTRDIFF_MAX - offset - OS_PAGE || h->chunk_aligned)

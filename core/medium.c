@@ -553,7 +553,8 @@ void *medium_malloc(size_t size)
 
 /* ---- free ------------------------------------------------------------------ */
 
-void medium_validate(void *p, const char *what)
+/* aborts naming `what` unless p is a live medium block */
+static void medium_validate(void *p, const char *what)
 {
     uintptr_t a = (uintptr_t)p;
     size_t off = a & SEG_MASK;
