@@ -131,9 +131,12 @@ def test_redis_reports_the_servers_figures_and_rss_samples(built: pathlib.Path,
     assert doc["metrics"]["requests_per_s"]["better"] == "higher"
     assert doc["metrics"]["requests_per_s"]["value"] > 0
     rss = [s["rss_bytes"] for s in doc["samples"]]
-    # the server runs for tenths of a second: several samples, each of a few MB
+    # the server runs for tenths of a second: several samples; the first may
+    # be taken while the dynamic loader still runs (a few hundred KB), the
+    # server itself holds a few MB once it listens
     assert len(rss) >= 3
-    assert all(1 << 20 < r < 1 << 30 for r in rss)
+    assert all(0 < r < 1 << 30 for r in rss)
+    assert max(rss) > 1 << 20
     assert [s["t_ns"] for s in doc["samples"]] == sorted(s["t_ns"] for s in doc["samples"])
 
 
