@@ -59,6 +59,26 @@ static inline const struct page_info *small_validate(uintptr_t a, _Atomic uint16
     return pi;
 }
 
+/* A block of another heap goes into the thread's remote bin of its class,
+ * to be sent home with others (tcache.c, send_home); the bin's last entry,
+ * and a thread that does not cache (its bins have no room), take the slow
+ * path. */
+static CORE_NOINLINE void small_free_remote(uintptr_t a, _Atomic uint16_t *slot, size_t request, unsigned cls)
+{
+    struct tcache *tc = tcache_self();
+    const struct tbin *b = &tc->bins[cls];
+    unsigned n = tc->remote_n[cls];
+    if (CORE_UNLIKELY(b->end_lo == b->base_lo || n + 1 >= core_remote_max[cls])) {
+        small_free_slow((void *)a, cls, slot, request);
+        return;
+    }
+    struct tentry *r = tc->region + core_remote_first[cls] + n;
+    r->ptr = (void *)a;
+    r->slot = slot;
+    OWNER_STORE(tc->remote_n[cls], (uint8_t)(n + 1));
+    OWNER_ADD(tc->small_requested, (size_t)0 - request);
+}
+
 static inline void small_free(uintptr_t a)
 {
     _Atomic uint16_t *slot;
@@ -70,6 +90,10 @@ static inline void small_free(uintptr_t a)
     size_t bin_offset = pi->bin_offset;
     struct tbin *b = tcache_bin_at(tc, bin_offset);
     struct tentry *e = b->top;
+    if (CORE_UNLIKELY(pi->heap != tc->arena)) {
+        small_free_remote(a, slot, request, pi->cls);
+        return;
+    }
     if (CORE_UNLIKELY(low32(e) == b->end_lo)) {
         small_free_slow((void *)a, (unsigned)(bin_offset / BIN_BYTES), slot, request);
         return;

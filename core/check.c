@@ -109,6 +109,20 @@ static int check_entries(const struct tentry *e, size_t n, unsigned cls, const c
     return 0;
 }
 
+/* Entries e[0..n) (already checked as free blocks of a class) whose block
+ * belongs to `heap` (want true) or to another heap (want false) */
+static int check_heaps(const struct tentry *e, size_t n, unsigned heap, bool want, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t a = (uintptr_t)e[i].ptr;
+        if ((small_seg_of(a)->page_info[page_index(a)].heap == heap) != want) {
+            core_report(what, a);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int central_validate(unsigned heap, unsigned cls)
 {
     int bad = 0;
@@ -130,7 +144,9 @@ int central_validate(unsigned heap, unsigned cls)
         core_report("store holds more entries than it has room for; class", cls);
         bad++;
     } else {
-        bad += check_entries(cc->store, cc->store_count, cls, "store holds a live block or one of another class");
+        int entries_bad = check_entries(cc->store, cc->store_count, cls, "store holds a live block or one of another class");
+        bad += entries_bad ? entries_bad
+                           : check_heaps(cc->store, cc->store_count, heap, true, "store holds a block of another heap");
     }
     return bad;
 }
@@ -142,7 +158,19 @@ int bin_validate(const struct tcache *tc, unsigned cls)
         core_report("thread cache bin out of its bounds; class", cls);
         return 1;
     }
-    return check_entries(bin_base(b), bin_count(b), cls, "thread cache holds a live block or one of another class");
+    if (check_entries(bin_base(b), bin_count(b), cls, "thread cache holds a live block or one of another class") ||
+        check_heaps(bin_base(b), bin_count(b), tc->arena, true, "thread cache holds a block of another heap"))
+        return 1;
+    unsigned remote = tc->remote_n[cls];
+    const struct tentry *e = tcache_remote_base(tc, cls);
+    if (remote && !e) {
+        core_report("remote bin holds blocks without a region; class", cls);
+        return 1;
+    }
+    if (check_entries(e, remote, cls, "remote bin holds a live block or one of another class") ||
+        check_heaps(e, remote, tc->arena, false, "remote bin holds a block of the thread's own heap"))
+        return 1;
+    return 0;
 }
 
 /* Every small segment and span, each class's central state against them,
@@ -199,7 +227,7 @@ static int check_small(void)
         cached[cls] = core_threads.orphaned[cls];
     for (struct tcache *tc = core_threads.head; tc; tc = tc->next)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            cached[cls] += bin_count_shared(&tc->bins[cls]);
+            cached[cls] += bin_count_shared(&tc->bins[cls]) + remote_count_shared(tc, cls);
     pthread_mutex_unlock(&core_threads.lock);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];

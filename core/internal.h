@@ -248,7 +248,7 @@ struct page_info {
     uint32_t size;           /* block size */
     uint16_t bin_offset;     /* cls * BIN_BYTES: the class's thread-cache bin */
     uint8_t cls;
-    uint8_t unused;
+    uint8_t heap;            /* the span's small heap: free() sends a block of another heap home */
 };
 _Static_assert(sizeof(struct page_info) == 32, "page_info layout: one shift to index");
 
@@ -297,9 +297,9 @@ static inline unsigned span_head_of(uintptr_t a, const struct size_class *c)
     return page_index(a & ~(uintptr_t)c->span_mask);
 }
 
-/* Takes a span of class `cls` (all pages untouched); NULL when out of memory.
- * The caller sets its heap. */
-struct span *segment_span_alloc(unsigned cls) CORE_INTERNAL;
+/* Takes a span of class `cls` for small heap `heap` (all pages untouched);
+ * NULL when out of memory. */
+struct span *segment_span_alloc(unsigned cls, unsigned heap) CORE_INTERNAL;
 /* Returns an all-free, fully purged span to its segment. */
 void segment_span_release(struct span *s) CORE_INTERNAL;
 struct small_seg *segment_of_span(struct span *s) CORE_INTERNAL;
@@ -369,14 +369,15 @@ static inline _Atomic size_t *class_lane(unsigned heap, unsigned cls)
 }
 
 /* Per-(heap, class) shared state, guarded by class_lock(heap, class).
- * Spans and their bitmaps belong to one heap; thread caches and stores may
- * hold blocks of any heap's spans (a block freed by a thread of another
- * heap), which go back to their own heap's bitmaps when a store is emptied.
+ * Spans, their bitmaps and the store belong to one heap, and a thread's bins
+ * hold blocks of its own heap only: a block freed by a thread of another
+ * heap waits in that thread's remote bin and goes home, with the others of
+ * its heap, in one flush to its heap's store (tcache.c, send_home).
  * Invariants, summed over the heaps of a class:
  *   span_bytes == spans * span size of the class
  *   out_bytes  == (blocks neither free in a bitmap nor in a store) * size
  *                 (thread caches + live); one heap's figure alone may wrap
- *                 (it counts what its store takes and gives, whoever's)
+ *                 after a fork (the recount puts the class's orphans on heap 0)
  *   purged_bytes == OS_PAGE * total set bits in the spans' purged masks
  *   page_free bytes of the class == span_bytes - out_bytes - purged_bytes */
 /* Free blocks kept between a flush and a refill as entries of a store (a
@@ -427,8 +428,8 @@ struct tentry {
 /* Fills out[0..n) with up to `want` free blocks of class `cls` from heap
  * `heap`, the one to hand out first last; returns n (0 on out of memory). */
 unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentry *out) CORE_INTERNAL;
-/* Returns the `n` free blocks of class `cls` in e[0..n) (blocks of any
- * heap) to the heap of the first block (to `heap` when n is small). */
+/* Returns the `n` free blocks of class `cls` in e[0..n), all of small heap
+ * `heap`, to that heap's store (or its spans' bitmaps). */
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n) CORE_INTERNAL;
 /* Purges spans of `cls` in `heap` dirty for longer than `age_ms` (0: all),
  * oldest first, until *excess bytes went back (no limit when excess is NULL;
@@ -534,8 +535,25 @@ struct tcache {
     uint32_t slow_events;
     uint8_t state;
     uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
+    /* Blocks of other heaps this thread freed, per class (OWNER_STORE /
+     * SHARED_READ): they wait in the thread's region, never to be handed
+     * out by this thread, and go home together when their bin fills */
+    uint8_t remote_n[NCLASSES];
     struct tcache *next, *prev;     /* thread list, under core_threads.lock */
 };
+
+/* Where each class's remote bin starts in a thread's region, and how many
+ * entries it has (set at start-up, read-only afterwards). */
+extern uint32_t core_remote_first[NCLASSES] CORE_INTERNAL;
+extern uint8_t core_remote_max[NCLASSES] CORE_INTERNAL;
+/* The entries of the calling thread's (or a stopped thread's) remote bin
+ * of class `cls`: remote_n[cls] of them. */
+struct tentry *tcache_remote_base(const struct tcache *tc, unsigned cls) CORE_INTERNAL;
+/* blocks in another thread's remote bin (a snapshot) */
+static inline uint32_t remote_count_shared(const struct tcache *tc, unsigned cls)
+{
+    return SHARED_READ(tc->remote_n[cls]);
+}
 
 extern __thread struct tcache core_tc __attribute__((tls_model("initial-exec"))) CORE_INTERNAL;
 
@@ -570,7 +588,8 @@ extern struct thread_list core_threads CORE_INTERNAL;
 extern _Atomic int core_tcache_on CORE_INTERNAL;
 
 void *small_malloc_slow(size_t size, unsigned cls) CORE_INTERNAL;
-/* `slot` (already 0) held `request + 1`; the bin was full, or caching off */
+/* `slot` (already 0) held `request + 1`; the bin was full, caching off, or
+ * the block belongs to another heap than the thread's */
 void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot, size_t request) CORE_INTERNAL;
 void tcache_flush_all(struct tcache *tc) CORE_INTERNAL;
 /* A live block's request changed from `before` to `now` bytes (realloc in place). */

@@ -62,7 +62,7 @@ static uint64_t run_mask(unsigned head, unsigned k)
     return bits << head;
 }
 
-struct span *segment_span_alloc(unsigned cls)
+struct span *segment_span_alloc(unsigned cls, unsigned heap)
 {
     const struct size_class *c = &core_classes[cls];
     unsigned k = c->span_pages;
@@ -91,6 +91,7 @@ struct span *segment_span_alloc(unsigned cls)
         .size = c->size,
         .bin_offset = (uint16_t)(cls * BIN_BYTES),
         .cls = (uint8_t)cls,
+        .heap = (uint8_t)heap,
     };
     for (unsigned p = (unsigned)head; p < (unsigned)head + k; p++) {
         seg->page_info[p] = info;
@@ -101,6 +102,7 @@ struct span *segment_span_alloc(unsigned cls)
     struct span *s = &seg->spans[head];
     memset(s, 0, sizeof *s);
     s->cls = (uint8_t)cls;
+    s->heap = (uint8_t)heap;
     s->pages = (uint8_t)k;
     s->free_count = c->capacity;
     /* fresh or fully purged: nothing of it is resident */

@@ -116,22 +116,15 @@ static void touch_block(struct class_central *cc, struct span *s, size_t off, si
 
 static struct span *new_span(struct class_central *cc, unsigned heap, unsigned cls)
 {
-    struct span *s = segment_span_alloc(cls);
+    struct span *s = segment_span_alloc(cls, heap);
     if (!s)
         return NULL;
-    s->heap = (uint8_t)heap;
     size_t bytes = span_bytes_of(&core_classes[cls]);
     cc->spans++;
     cc->span_bytes += bytes;
     cc->purged_bytes += bytes;
     partial_push(cc, s);
     return s;
-}
-
-static unsigned heap_of_block(const void *p, const struct size_class *c)
-{
-    uintptr_t a = (uintptr_t)p;
-    return small_seg_of(a)->spans[span_head_of(a, c)].heap;
 }
 
 /* Entries a store has room for: STORE_BYTES of blocks, at most
@@ -250,13 +243,6 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
     return n;
 }
 
-/* A free block of another heap, met while emptying entries under this
- * heap's lock: linked through the block itself (it is free, and this is the
- * rare case) until its own heap's lock is taken. */
-struct foreign_node {
-    struct foreign_node *next;
-};
-
 /* The free block at `a`, in the span at page `head` of `seg`, goes back
  * into that span's bitmap (the class lock of the span's heap held). */
 static void bitmap_return(struct class_central *cc, const struct size_class *c, struct small_seg *seg, unsigned head,
@@ -275,23 +261,14 @@ static void bitmap_return(struct class_central *cc, const struct size_class *c, 
     CORE_ASSERT(span_is_valid(s), "span invalid after a block came back");
 }
 
-/* Returns the blocks of e[0..n) that belong to `heap` to their bitmaps and
- * links the others onto *foreign, for their own heaps (class lock of
- * `heap` held). */
-static void return_to_bitmaps(struct class_central *cc, unsigned heap, const struct size_class *c, const struct tentry *e,
-                              unsigned n, uint64_t now, struct foreign_node **foreign)
+/* Returns the blocks of e[0..n), all of `heap`, to their spans' bitmaps
+ * (class lock of `heap` held). */
+static void return_to_bitmaps(struct class_central *cc, const struct size_class *c, const struct tentry *e, unsigned n,
+                              uint64_t now)
 {
     for (unsigned i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
-        struct small_seg *seg = small_seg_of(a);
-        unsigned head = span_head_of(a, c);
-        if (seg->spans[head].heap != heap) {
-            struct foreign_node *f = e[i].ptr;
-            f->next = *foreign;
-            *foreign = f;
-            continue;
-        }
-        bitmap_return(cc, c, seg, head, a, now);
+        bitmap_return(cc, c, small_seg_of(a), span_head_of(a, c), a, now);
     }
 }
 
@@ -305,56 +282,20 @@ static void mark_dirty(unsigned heap, unsigned cls)
         atomic_fetch_or_explicit(w, bit, memory_order_relaxed);
 }
 
-/* Returns blocks of other heaps to their bitmaps, one heap at a time (no
- * class lock held). Their counters do not change: the blocks stopped being
- * "out" when they entered the store or cache they come from. */
-static void return_foreign(unsigned cls, struct foreign_node *foreign)
+/* Empties the store into the bitmaps (class lock held). */
+static void drain_store(struct class_central *cc, const struct size_class *c, uint64_t now)
 {
-    const struct size_class *c = &core_classes[cls];
-    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
-    while (foreign) {
-        unsigned heap = heap_of_block(foreign, c);
-        struct class_central *cc = &core_central[heap][cls];
-        struct foreign_node *rest = NULL;
-        class_lock_take(heap, cls);
-        for (struct foreign_node *f = foreign; f;) {
-            struct foreign_node *next = f->next;
-            uintptr_t a = (uintptr_t)f;
-            struct small_seg *seg = small_seg_of(a);
-            unsigned head = span_head_of(a, c);
-            if (seg->spans[head].heap == heap) {
-                bitmap_return(cc, c, seg, head, a, now);
-            } else {
-                f->next = rest;
-                rest = f;
-            }
-            f = next;
-        }
-        class_unlock(heap, cls);
-        mark_dirty(heap, cls);
-        foreign = rest;
-    }
-}
-
-/* Empties the store into the bitmaps (class lock held); blocks of other
- * heaps go onto *foreign. */
-static void drain_store(struct class_central *cc, unsigned heap, const struct size_class *c, uint64_t now,
-                           struct foreign_node **foreign)
-{
-    return_to_bitmaps(cc, heap, c, cc->store, cc->store_count, now, foreign);
+    return_to_bitmaps(cc, c, cc->store, cc->store_count, now);
     cc->store_count = 0;
 }
 
 void central_drain(unsigned heap, unsigned cls)
 {
-    const struct size_class *c = &core_classes[cls];
     struct class_central *cc = &core_central[heap][cls];
-    struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     class_lock_take(heap, cls);
-    drain_store(cc, heap, c, now, &foreign);
+    drain_store(cc, &core_classes[cls], now);
     class_unlock(heap, cls);
-    return_foreign(cls, foreign);
 }
 
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n)
@@ -364,19 +305,11 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     for (unsigned i = 0; i < n && HEAPLAB_DEBUG >= 1; i++)
         CORE_ASSERT(registry_is_small((uintptr_t)e[i].ptr) &&
                         small_seg_of((uintptr_t)e[i].ptr)->page_class[page_index((uintptr_t)e[i].ptr)] == cls + 1 &&
+                        small_seg_of((uintptr_t)e[i].ptr)->page_info[page_index((uintptr_t)e[i].ptr)].heap == heap &&
                         atomic_load_explicit(e[i].slot, memory_order_relaxed) == 0,
-                    "flush of a block of another class, or of a live one");
+                    "flush of a block of another class or heap, or of a live one");
     const struct size_class *c = &core_classes[cls];
-    /* A flush goes to the heap of its first block: a consumer thread's
-     * flushes of a producer's blocks wait in the producer's store, where
-     * its next refill takes them. A thread of another heap gets this heap's
-     * blocks from a store only when a flush mixed heaps (sorted out when the
-     * store is emptied into the bitmaps); taking them often would mix the
-     * heaps' spans again. */
-    if (n >= STORE_MIN_BLOCKS)
-        heap = heap_of_block(e[0].ptr, c);
     struct class_central *cc = &core_central[heap][cls];
-    struct foreign_node *foreign = NULL;
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     class_lock_take(heap, cls);
     if (n >= STORE_MIN_BLOCKS && store_ready(cc, c) && cc->store_count + n <= cc->store_cap) {
@@ -384,13 +317,12 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
         cc->store_count += n;
         cc->store_since_ms = now;
     } else {
-        return_to_bitmaps(cc, heap, c, e, n, now, &foreign);
+        return_to_bitmaps(cc, c, e, n, now);
     }
     cc->out_bytes -= (size_t)n * c->size;
     lane_note(class_lane(heap, cls), 0, (size_t)n * c->size);
     class_unlock(heap, cls);
     mark_dirty(heap, cls);
-    return_foreign(cls, foreign);
 }
 
 static bool bits_all_set(const uint64_t *bm, size_t lo, size_t hi)
@@ -468,7 +400,6 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
 {
     struct class_central *cc = &core_central[heap][cls];
     const struct size_class *c = &core_classes[cls];
-    struct foreign_node *foreign = NULL;
     size_t released = 0;
     if (try) {
         if (!core_mutex_trylock(class_lock(heap, cls)))
@@ -478,10 +409,9 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     }
     size_t before = free_resident(cc);
     /* a store untouched for as long goes to the bitmaps first, where its
-     * blocks' pages can be purged (blocks of other heaps to theirs, purged
-     * by those heaps' next pass) */
+     * blocks' pages can be purged */
     if (cc->store_count && (age_ms == 0 || now_ms - cc->store_since_ms >= age_ms))
-        drain_store(cc, heap, c, now_ms, &foreign);
+        drain_store(cc, c, now_ms);
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
@@ -506,7 +436,6 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
     class_unlock(heap, cls);
-    return_foreign(cls, foreign);
     return released;
 }
 
@@ -525,7 +454,7 @@ void central_recount_after_fork(void)
             stored += core_central[h][cls].store_count;
             out_bytes += core_central[h][cls].out_bytes;
         }
-        size_t own = self ? bin_count(&self->bins[cls]) : 0;
+        size_t own = self ? bin_count(&self->bins[cls]) + self->remote_n[cls] : 0;
         core_threads.orphaned[cls] = c->out[cls] - c->live[cls] - stored - own;
         /* a heap's out_bytes alone may wrap; the class's sum is what must
          * hold, so heap 0 takes the difference */

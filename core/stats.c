@@ -63,7 +63,7 @@ static void small_stats(hl_stats_t *s)
     size_t allocs = atomic_load_explicit(&core_threads.allocs, memory_order_relaxed);
     for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            cached[cls] += bin_count_shared(&tc->bins[cls]);
+            cached[cls] += bin_count_shared(&tc->bins[cls]) + remote_count_shared(tc, cls);
         allocs += SHARED_READ(tc->allocs);
     }
     for (unsigned cls = 0; cls < NCLASSES; cls++) {

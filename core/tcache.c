@@ -25,9 +25,12 @@ _Atomic int core_tcache_on = 1;
 #define TCACHE_MIN_BLOCKS 4u
 
 
-/* The bins' layout in a region: bin c's entries start at bin_first[c]. Set
- * by tcache_init, read-only afterwards. */
+/* The bins' layout in a region: bin c's entries start at bin_first[c], its
+ * remote bin's (core_remote_max[c] entries) at core_remote_first[c]. Set by
+ * tcache_init, read-only afterwards. */
 static uint32_t bin_first[NCLASSES];
+uint32_t core_remote_first[NCLASSES];
+uint8_t core_remote_max[NCLASSES];
 static size_t region_bytes;
 /* regions of threads that exited, linked through their first entry's ptr
  * (under core_threads.lock) */
@@ -41,6 +44,54 @@ static unsigned bin_limit(unsigned cls)
     if (n > TCACHE_MAX_BLOCKS)
         n = TCACHE_MAX_BLOCKS;
     return (unsigned)n;
+}
+
+/* A remote bin holds half a bin: it goes home in a flush as big as a full
+ * bin's (which gives half the bin back), and a thread that frees only other
+ * threads' blocks (a consumer) keeps no more than that many of them away
+ * from home per class. */
+static unsigned remote_limit(unsigned cls)
+{
+    return bin_limit(cls) / 2;
+}
+_Static_assert(TCACHE_MAX_BLOCKS / 2 <= UINT8_MAX, "a remote bin's count fits remote_n");
+_Static_assert(TCACHE_MIN_BLOCKS / 2 >= 1, "every class has a remote bin");
+
+struct tentry *tcache_remote_base(const struct tcache *tc, unsigned cls)
+{
+    return tc->region ? tc->region + core_remote_first[cls] : NULL;
+}
+
+static unsigned heap_of(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return small_seg_of(a)->page_info[page_index(a)].heap;
+}
+
+/* Sends the blocks of the thread's remote bin of `cls` home: one flush per
+ * heap among them (a flush goes to one heap's store; blocks of several
+ * heaps in one flush would be handed out by the first heap's threads). */
+static void send_home(struct tcache *tc, unsigned cls)
+{
+    struct tentry *e = tcache_remote_base(tc, cls);
+    unsigned n = tc->remote_n[cls];
+    while (n) {
+        unsigned heap = heap_of(e[0].ptr), k = 1;
+        for (unsigned i = 1; i < n; i++) {
+            if (heap_of(e[i].ptr) != heap)
+                continue;
+            if (i != k) {
+                struct tentry t = e[k];
+                e[k] = e[i];
+                e[i] = t;
+            }
+            k++;
+        }
+        central_flush(heap, cls, e, k);
+        e += k;
+        n -= k;
+        OWNER_STORE(tc->remote_n[cls], (uint8_t)n);
+    }
 }
 
 static struct tentry *region_take(void)
@@ -93,6 +144,8 @@ void tcache_flush_all(struct tcache *tc)
             central_flush(tc->arena, cls, base, n);
             OWNER_STORE(b->top, base);
         }
+        if (tc->remote_n[cls])
+            send_home(tc, cls);
     }
 }
 
@@ -159,6 +212,9 @@ void tcache_init(void)
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         bin_first[cls] = (uint32_t)entries;
         entries += bin_limit(cls);
+        core_remote_first[cls] = (uint32_t)entries;
+        core_remote_max[cls] = (uint8_t)remote_limit(cls);
+        entries += core_remote_max[cls];
     }
     region_bytes = (entries * sizeof(struct tentry) + OS_PAGE - 1) & ~(OS_PAGE - 1);
 }
@@ -323,7 +379,19 @@ CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot
     struct tcache *tc = &core_tc;
     struct tentry mine = {p, slot};
     count_free(tc, request);
-    if (thread_caching(tc)) {
+    if (!thread_caching(tc)) {
+        central_flush(heap_of(p), cls, &mine, 1);
+    } else if (heap_of(p) != tc->arena) {
+        /* Another heap's block is never handed out here: reused by this
+         * thread it would share cache lines with its owner's blocks (the
+         * false sharing cache-scratch measures), and its owner would carve
+         * new spans while its freed blocks sat in other threads' caches. */
+        unsigned n = tc->remote_n[cls];
+        tcache_remote_base(tc, cls)[n] = mine;
+        OWNER_STORE(tc->remote_n[cls], (uint8_t)(n + 1));
+        if (n + 1 == core_remote_max[cls])
+            send_home(tc, cls);
+    } else {
         struct tbin *b = &tc->bins[cls];
         CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds before a slow free");
         if (low32(b->top) == b->end_lo) {
@@ -343,10 +411,8 @@ CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot
         *b->top = mine;
         OWNER_STORE(b->top, b->top + 1);
         CORE_ASSERT(bin_in_bounds(b), "thread cache bin out of its bounds after a slow free");
-        CORE_ASSERT_EXPENSIVE(bin_validate(tc, cls) == 0, "thread cache bin invalid after a slow free");
-    } else {
-        central_flush(tc->arena, cls, &mine, 1);
     }
+    CORE_ASSERT_EXPENSIVE(bin_validate(tc, cls) == 0, "thread cache bin invalid after a slow free");
     report_live(tc);
     decay_tick(&tc->slow_events);
 }

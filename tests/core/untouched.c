@@ -7,11 +7,11 @@
  *    the store) and allocated again come back holding what they held;
  *  - they are the same blocks;
  *  - the caches and stores they passed through stay consistent.
- * One path writes: a block of another heap, met when a store or a flush is
- * emptied into bitmaps, is linked through its first 8 bytes until its own
- * heap's lock is taken (small.c, return_foreign). The second part frees
- * blocks of two heaps on one thread, drains the mixed store, and checks
- * that only those bytes of only those blocks changed. */
+ * The second part frees, on one thread, blocks of its own heap and of
+ * another thread's heap, interleaved: the other heap's blocks wait in the
+ * freeing thread's remote bins and go home to their own heap's store,
+ * still untouched, and the next thread on that heap gets exactly them
+ * back; the freeing thread never hands them out. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
@@ -43,9 +43,11 @@ static bool holds_pattern(unsigned char *const *v, size_t n)
 /* Part two. Every other block stays live, so that no page is left all free
  * and hl_trim purges (zeroes) none of them. */
 #define MIXED 1200 /* blocks per heap: more than a bin holds, so flushes reach a store */
-#define LINK_BYTES 8
+/* a remote bin of 64-byte blocks holds fewer than this */
+#define TCACHE_REMOTE_SLACK 128
 
 static unsigned char *own[2 * MIXED], *other[2 * MIXED];
+static uintptr_t taken_back[MIXED];
 
 static void write_blocks(unsigned char **v, size_t n, unsigned char tag)
 {
@@ -56,23 +58,42 @@ static void write_blocks(unsigned char **v, size_t n, unsigned char tag)
     }
 }
 
-/* true when every freed block (even index) of v holds its pattern from
- * byte `from` on */
-static bool freed_intact_from(unsigned char **v, unsigned char tag, size_t from)
+/* true when every freed block (even index) of v holds its pattern */
+static bool freed_intact(unsigned char **v, unsigned char tag)
 {
     for (size_t i = 0; i < 2 * MIXED; i += 2)
-        for (size_t k = from; k < SIZE; k++)
+        for (size_t k = 0; k < SIZE; k++)
             if (v[i][k] != (unsigned char)(tag ^ (unsigned char)i))
                 return false;
     return true;
 }
 
-/* another heap's thread: its blocks, written */
+/* the first thread on another heap: its blocks, written */
 static void *other_heap(void *arg)
 {
     (void)arg;
     write_blocks(other, 2 * MIXED, 0xa5);
     return NULL;
+}
+
+/* the next thread on that heap (the one the first left: the least used):
+ * takes as many blocks as went home */
+static void *next_on_other_heap(void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < MIXED; i++) {
+        taken_back[i] = (uintptr_t)hl_malloc(SIZE);
+        REQUIRE("malloc on the other heap", taken_back[i] != 0);
+    }
+    return NULL;
+}
+
+static bool is_freed_other(uintptr_t a)
+{
+    for (size_t i = 0; i < 2 * MIXED; i += 2)
+        if ((uintptr_t)other[i] == a)
+            return true;
+    return false;
 }
 
 static void mixed_heaps(void)
@@ -81,24 +102,41 @@ static void mixed_heaps(void)
     pthread_t t;
     pthread_create(&t, NULL, other_heap, NULL);
     pthread_join(t, NULL);
-    /* one thread frees blocks of both heaps, interleaved: its flushes go
-     * to the store of its own heap, mixed */
+    /* one thread frees blocks of both heaps, interleaved */
     for (size_t i = 0; i < 2 * MIXED; i += 2) {
         hl_free(own[i]);
         hl_free(other[i]);
     }
-    CHECK("freed blocks of two heaps are untouched while they wait in a cache or a store",
-          freed_intact_from(own, 0x3c, 0) && freed_intact_from(other, 0xa5, 0));
-    /* the mixed store is emptied into bitmaps: the other heap's blocks go
-     * home through return_foreign */
+    CHECK("freed blocks of two heaps are untouched while they wait in a cache, a remote bin or a store",
+          freed_intact(own, 0x3c) && freed_intact(other, 0xa5));
+    CHECK("heap consistent with another heap's blocks in a remote bin", hl_check() == 0);
+    /* the freeing thread's own mallocs never get the other heap's blocks */
+    unsigned char *mine[MIXED];
+    bool none_foreign = true;
+    for (size_t i = 0; i < MIXED; i++) {
+        mine[i] = hl_malloc(SIZE);
+        REQUIRE("malloc", mine[i] != NULL);
+        none_foreign = none_foreign && !is_freed_other((uintptr_t)mine[i]);
+    }
+    CHECK("a thread never hands out a block of another heap that it freed", none_foreign);
+    for (size_t i = 0; i < MIXED; i++)
+        hl_free(mine[i]);
+    /* the thread's exit would send the rest home too; hl_trim drains the
+     * stores into the bitmaps, writing nothing into the blocks */
     hl_trim();
-    CHECK("after the drain, a block of the thread's own heap is untouched", freed_intact_from(own, 0x3c, 0));
-    CHECK("after the drain, another heap's block is untouched past its first 8 bytes (the link)",
-          freed_intact_from(other, 0xa5, LINK_BYTES));
-    /* (so that this part cannot pass without reaching that path) */
-    CHECK("the drain sent another heap's blocks home through their first 8 bytes",
-          !freed_intact_from(other, 0xa5, 0));
-    CHECK("heap consistent after the mixed drain", hl_check() == 0);
+    CHECK("after the drain, the blocks of both heaps are untouched", freed_intact(own, 0x3c) && freed_intact(other, 0xa5));
+    pthread_create(&t, NULL, next_on_other_heap, NULL);
+    pthread_join(t, NULL);
+    size_t home = 0;
+    for (size_t i = 0; i < MIXED; i++)
+        home += is_freed_other(taken_back[i]);
+    /* all but those still in the freeing thread's remote bin (less than
+     * half a bin) went home */
+    CHECK("blocks freed on another thread went home: the next thread of their heap gets them",
+          home >= MIXED - TCACHE_REMOTE_SLACK);
+    for (size_t i = 0; i < MIXED; i++)
+        hl_free((void *)taken_back[i]);
+    CHECK("heap consistent after the blocks went home", hl_check() == 0);
 }
 
 int main(void)
