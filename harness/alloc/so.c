@@ -89,7 +89,7 @@ static const char *bad_name(const char *spec, size_t len)
     memcpy(name, spec, len);
     name[len] = '\0';
     if (alloc_family_find(name))
-        return "the name is already a built-in allocator's";
+        return "the name is taken by a built-in allocator";
     return NULL;
 }
 
