@@ -3,7 +3,6 @@
 #include "listing.h"
 
 #include "alloc.h"
-#include "alloc_table.h"
 #include "catalog.h"
 #include "json_writer.h"
 #include "params.h"
