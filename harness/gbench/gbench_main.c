@@ -10,7 +10,7 @@
  * process re-execute itself, and whatever one allocator keeps mapped would
  * shape the next one's figures. `run.py gbench` runs one process per
  * allocator and puts their reports side by side. */
-#include "alloc_registry.h"
+#include "alloc.h"
 #include "benches.h"
 
 #include <stdio.h>
@@ -20,7 +20,6 @@
 #define PROGRAM "heaplab-gbench"
 #define ALLOC_FLAG "--alloc"
 #define DEFAULT_ALLOC "system"
-#define SO_SCHEME "so:"
 
 enum { ERROR_MAX = 1024 };
 /* Exit status for a command line that cannot be run, as heaplab-run uses. */
@@ -32,23 +31,12 @@ static void print_help(void)
            "  %s NAME  the allocator to measure, one per process (default %s):\n"
            "              ",
            PROGRAM, ALLOC_FLAG, ALLOC_FLAG, DEFAULT_ALLOC);
-    for (int i = 0; i < alloc_known_count; i++)
-        printf("%s, ", alloc_known_names[i]);
+    for (int i = 0; i < alloc_family_count; i++)
+        printf("%s, ", alloc_families[i].name);
     printf("%s\n"
            "  An allocator that cannot be loaded still lists its benchmarks, each\n"
            "  failing with the reason (e.g. which Debian package to install).\n\n",
            ALLOC_SO_PATTERN);
-}
-
-/* A name the registry would try to load, as opposed to a typo. */
-static int names_an_allocator(const char *name)
-{
-    if (strncmp(name, SO_SCHEME, strlen(SO_SCHEME)) == 0)
-        return 1;
-    for (int i = 0; i < alloc_known_count; i++)
-        if (strcmp(name, alloc_known_names[i]) == 0)
-            return 1;
-    return 0;
 }
 
 /* Takes "--alloc NAME" / "--alloc=NAME" out of argv into *rest (argc kept in
@@ -118,7 +106,7 @@ int main(int argc, char **argv)
     if (alloc_table_prepare(name, error, sizeof error, argv) == 0 &&
         alloc_table_open(name, &table, error, sizeof error, argv) == 0) {
         a.table = &table;
-    } else if (!names_an_allocator(name)) {
+    } else if (!alloc_names_an_allocator(name)) {
         fprintf(stderr, "%s: %s\n", PROGRAM, error);
         free(rest);
         return EXIT_USAGE;

@@ -153,8 +153,16 @@ int main(void)
     hl_free(v);
     hl_free(pv);
 
+    /* free(NULL) returns at once: nothing counted or moved, errno kept */
+    hl_stats_t before_null, after_null;
+    hl_stats(&before_null);
+    errno = EILSEQ;
     hl_free(NULL);
-    CHECK("free(NULL) is a no-op", 1);
+    int errno_kept = errno == EILSEQ;
+    hl_stats(&after_null);
+    CHECK("free(NULL) is a no-op: stats and errno unchanged, hl_check clean",
+          memcmp(&before_null, &after_null, sizeof before_null) == 0 && errno_kept &&
+              hl_check() == 0);
     CHECK("realloc(NULL, n) allocates", (a = hl_realloc(NULL, 40)) != NULL);
     memset(a, 0x5A, 40);
     errno = 0;

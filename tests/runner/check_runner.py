@@ -27,7 +27,8 @@ RUN_TOP = {"schema": (str,), "status": (str,), "error": (str, type(None)),
 WORKLOAD_KEYS = {"name": (str,), "group": (str,), "kind": (str,),
                  "source": (str, type(None)), "describe": (str,), "params": (dict,),
                  "threads": (int,), "seed": (int,)}
-ALLOCATOR_KEYS = {"name": (str,), "version": (str,), "library": (str,), "hooks": (dict,),
+ALLOCATOR_KEYS = {"name": (str,), "path": (str, type(None)), "version": (str,),
+                  "library": (str,), "hooks": (dict,),
                   "stats_version": (int, type(None))}
 HOOK_KEYS = ("free_sized", "stats", "trim", "thread_flush")
 NUMBER = (int, float)
@@ -121,9 +122,17 @@ def cmd_document(a: argparse.Namespace) -> None:
     validate_run_document(doc)
     expect(doc["status"] == "ok", f"status {doc['status']}: {doc['error']}")
     alloc = doc["allocator"]
-    expect(alloc["name"] == a.alloc, f"allocator.name is {alloc['name']!r}, not {a.alloc!r}")
-    expect(alloc["version"] not in ("", "unknown") or a.alloc.startswith("so:"),
+    # NAME=so:PATH is called NAME; every other allocator by what --alloc said
+    name = a.expect_name if a.expect_name is not None else a.alloc
+    expect(alloc["name"] == name, f"allocator.name is {alloc['name']!r}, not {name!r}")
+    is_so = a.alloc.startswith("so:") or "=so:" in a.alloc
+    expect(alloc["version"] not in ("", "unknown") or is_so,
            f"allocator.version is {alloc['version']!r}")
+    expect((alloc["path"] is None) == (not is_so),
+           f"allocator.path is {alloc['path']!r} for {a.alloc!r}")
+    if a.expect_path is not None:
+        expect(alloc["path"] == a.expect_path,
+               f"allocator.path is {alloc['path']!r}, not {a.expect_path!r}")
     if a.expect_version:
         expect(a.expect_version in alloc["version"],
                f"allocator.version {alloc['version']!r} lacks {a.expect_version!r}")
@@ -272,6 +281,8 @@ def main() -> int:
     p.add_argument("--expect-null-metric")
     p.add_argument("--expect-phase-name")
     p.add_argument("--expect-threads", type=int)
+    p.add_argument("--expect-name")
+    p.add_argument("--expect-path")
     p.set_defaults(fn=cmd_document)
 
     for name, fn in (("failed-run", cmd_failed_run), ("bad-input", cmd_bad_input)):

@@ -205,7 +205,7 @@ def select_workloads(catalog: Catalog, spec: str | None,
     return [w for w in catalog.workloads if w.name in picked] + by_path + traced
 
 
-# The runner's limit (RUNNER_MAX_THREADS in harness/runner.h): checked here
+# The runner's limit (RUNNER_MAX_THREADS in harness/runner/runner.h): checked here
 # so a bad count is refused before a run folder exists.
 MAX_THREADS = 1024
 
@@ -282,7 +282,7 @@ def value_name(p: dict[str, Any] | None, value: Any) -> str:
 
 
 TOUCH = "touch"
-# The runner's names for the values of `touch`, 0 up (harness/workload.h).
+# The runner's names for the values of `touch`, 0 up (harness/wl/workload.h).
 TOUCH_NAMES = ("none", "first", "pages", "all")
 
 

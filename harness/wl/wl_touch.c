@@ -9,11 +9,6 @@ enum { WL_TOUCH_STRIDE = 4096 };
 
 const char *const wl_touch_names[] = {"none", "first", "pages", "all", NULL};
 
-wl_touch_mode wl_touch_param(wl_ctx *ctx)
-{
-    return (wl_touch_mode)wl_param(ctx, "touch");
-}
-
 void wl_touch(void *p, size_t n, int all)
 {
     if (!p || n == 0)

@@ -1,6 +1,6 @@
 /* "system": glibc's own malloc, reached through the same table as every
  * other allocator. */
-#include "alloc_families.h"
+#include "families.h"
 
 #include <gnu/libc-version.h>
 #include <malloc.h>
@@ -39,10 +39,11 @@ static int system_stats(alloc_stat *out, int max)
     return n;
 }
 
-int alloc_open_system(alloc_table *out, char *err, size_t errlen)
+int alloc_open_system(alloc_table *out, char *err, size_t errlen, char **argv)
 {
     (void)err;
     (void)errlen;
+    (void)argv;
     snprintf(system_version, sizeof system_version, "glibc %s", gnu_get_libc_version());
     out->name = "system";
     out->version = system_version;

@@ -4,8 +4,8 @@
  * library's own symbol table (alloc_dl_own_symbol refuses glibc's).
  *
  * The library needs static TLS, so loading it usually re-executes the
- * runner once first (alloc_dl_open, alloc_static_tls.c). */
-#include "alloc_families.h"
+ * runner once first (alloc_dl_open, reexec.c). */
+#include "families.h"
 
 #include <stdint.h>
 #include <stdio.h>

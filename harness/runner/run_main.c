@@ -5,7 +5,7 @@
  * Order matters: the allocator is opened first because opening jemalloc
  * may re-execute the process; then the workload is found and its
  * parameters checked; only then does anything get measured. */
-#include "alloc_table.h"
+#include "alloc.h"
 #include "catalog.h"
 #include "cli.h"
 #include "listing.h"

@@ -1,5 +1,6 @@
-/* The allocator families behind alloc_table_open() (alloc_registry.c), and
- * the dlopen helpers they share (alloc_dl.c).
+/* Inside harness/alloc/: each family's open (and prepare) function behind
+ * the family table (families.c, alloc.h), the dlopen helpers they share
+ * (dl.c) and re-executing the runner (reexec.c). Private to this folder.
  *
  * Each family fills an alloc_table or returns -1 with a one-line reason in
  * err. Only one allocator is opened per process (one process per measured
@@ -12,30 +13,34 @@
 
 #include "alloc_table.h"
 
-int alloc_open_system(alloc_table *out, char *err, size_t errlen);
-/* nocache: 1 for "heaplab-nocache" (thread caches off before the workload). */
-int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen);
-/* argv: the process's own, for re-executing it (see alloc_dl_open). */
+int alloc_open_system(alloc_table *out, char *err, size_t errlen, char **argv);
+/* heaplab.c, the one file that sees the core; "heaplab-nocache" has the
+ * thread caches off before the workload */
+int alloc_open_heaplab(alloc_table *out, char *err, size_t errlen, char **argv);
+int alloc_open_heaplab_nocache(alloc_table *out, char *err, size_t errlen, char **argv);
 int alloc_open_mimalloc(alloc_table *out, char *err, size_t errlen, char **argv);
 /* Re-executes the process with mimalloc preloaded unless it is loaded
- * already (alloc_preload_reexec.c says why). 0 when nothing is to be done;
- * returns only on failure otherwise. */
+ * already (reexec.c says why). 0 when nothing is to be done; returns only
+ * on failure otherwise. */
 int alloc_prepare_mimalloc(char *err, size_t errlen, char **argv);
 int alloc_open_jemalloc(alloc_table *out, char *err, size_t errlen, char **argv);
 int alloc_open_tcmalloc(alloc_table *out, char *err, size_t errlen, char **argv);
 /* "floor": one block per thread, for measuring the harness's own cost. */
-int alloc_open_floor(alloc_table *out, char *err, size_t errlen);
-/* spec: what follows "so:", i.e. "PATH" or "PATH:PREFIX". */
+int alloc_open_floor(alloc_table *out, char *err, size_t errlen, char **argv);
+/* spec: the whole "[NAME=]so:PATH[:PREFIX]" (alloc.h). */
 int alloc_open_so(const char *spec, alloc_table *out, char *err, size_t errlen, char **argv);
+/* 1 when spec has the shape "so:..." or "NAME=so:..." with a usable NAME,
+ * -1 when it has that shape but NAME cannot be used, 0 otherwise (so.c). */
+int alloc_is_so_spec(const char *spec);
 
-/* ---- dlopen helpers (alloc_dl.c) ---- */
+/* ---- dlopen helpers (dl.c) ---- */
 
 /* dlopen(path, RTLD_NOW | RTLD_LOCAL): the library's symbols stay out of the
  * global scope, so glibc, the runner and every other library keep using
  * glibc's malloc; only calls made through the table reach the library.
  * A library that needs more static TLS than glibc kept spare (Debian's
  * jemalloc) makes the process re-execute itself with argv and a larger
- * surplus (alloc_static_tls.c); that happens at most once.
+ * surplus (reexec.c); that happens at most once.
  * On failure writes "LABEL: not installed (apt install PKG)" when the file
  * does not exist and PKG is given, else "LABEL: dlopen failed: ...". */
 void *alloc_dl_open(const char *label, const char *path, const char *package,
@@ -80,32 +85,17 @@ void *alloc_dl_open_table(const char *label, const char *soname, const char *pac
  * as long as the library stays loaded (it is never closed). */
 const char *alloc_dl_path(void *handle);
 
-/* ---- re-executing with a larger static TLS surplus (alloc_static_tls.c) ---- */
+/* ---- re-executing the runner (reexec.c) ---- */
 
-/* Re-executes the runner (reexec_self_path) with the same argv and GLIBC_TUNABLES extended
- * by glibc.rtld.optional_static_tls, once (guarded by an environment mark).
- * Returns only on failure, with a one-line reason in err. */
+/* Re-executes the runner (the path it was started with) with the same argv
+ * and GLIBC_TUNABLES extended by glibc.rtld.optional_static_tls, once
+ * (guarded by an environment mark). Returns only on failure, with a
+ * one-line reason in err. */
 void static_tls_reexec(char **argv, char *err, size_t errlen);
 
-/* 1 when this process is the re-executed one (the mark is set). */
-int static_tls_reexec_done(void);
-
-/* ---- re-executing the runner (alloc_reexec.c) ---- */
-
-/* Re-executes this program with the same argv, environment variable `var`
- * set to `value` and `mark` set to "1" (callers check their mark first, so
- * that it happens once). The program is the path this process was started
- * with (AT_EXECFN), not /proc/self/exe: under valgrind that is valgrind's
- * own tool, so an instruction count (--trace-children=yes) would not follow.
- * Returns only on failure, with a one-line reason in err. */
-void reexec_with(const char *var, const char *value, const char *mark, char **argv,
-                 char *err, size_t errlen);
-
-/* ---- re-executing with a library preloaded (alloc_preload_reexec.c) ---- */
-
-/* Re-executes the runner (reexec_self_path) with the same argv and `path` first in
- * LD_PRELOAD, once (guarded by an environment mark). Returns only on
- * failure, with a one-line reason in err. */
+/* Re-executes the runner with the same argv and `path` first in LD_PRELOAD,
+ * once (guarded by an environment mark). Returns only on failure, with a
+ * one-line reason in err. */
 void preload_reexec(const char *path, char **argv, char *err, size_t errlen);
 
 #endif

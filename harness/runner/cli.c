@@ -1,12 +1,35 @@
 /* Command-line parsing: see cli.h. Options take their value as the next
  * word or after '=' ("--alloc mimalloc", "--alloc=mimalloc"). */
 #include "cli.h"
+#include "alloc.h"
 #include "runner.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Where the help text's descriptions start, and the width it keeps to. */
+enum { USAGE_INDENT = 22, USAGE_WIDTH = 80 };
+
+/* The families' names after "--alloc NAME", wrapped under the description
+ * column, so the help never lists a name the runner does not know. */
+static void usage_families(FILE *out)
+{
+    int col = USAGE_INDENT;
+    for (int i = 0; i < alloc_family_count; i++) {
+        char item[64];
+        int len = snprintf(item, sizeof item, "%s%s,", alloc_families[i].name,
+                           alloc_families[i].runs_by_default ? "" : " (a baseline)");
+        if (col > USAGE_INDENT && col + 1 + len > USAGE_WIDTH) {
+            fprintf(out, "\n%*s", USAGE_INDENT, "");
+            col = USAGE_INDENT;
+        }
+        col += fprintf(out, "%s%s", col > USAGE_INDENT ? " " : "", item);
+    }
+    fprintf(out, "\n%*sor " ALLOC_SO_PATTERN ": a library, called NAME\n", USAGE_INDENT, "");
+    fprintf(out, "%*sin the document when NAME= is given\n", USAGE_INDENT, "");
+}
 
 void cli_usage(FILE *out)
 {
@@ -17,10 +40,10 @@ void cli_usage(FILE *out)
           "Runs one workload once on one allocator and prints one JSON document\n"
           "(schema heaplab.run/1) on stdout.\n"
           "\n"
-          "  --alloc NAME        system, heaplab, heaplab-nocache, mimalloc, jemalloc,\n"
-          "                      tcmalloc, floor (the harness's own cost), or\n"
-          "                      so:PATH[:PREFIX]\n"
-          "  --workload NAME     a built-in workload, a script's name, or a .wl path\n"
+          "  --alloc NAME        ",
+          out);
+    usage_families(out);
+    fputs("  --workload NAME     a built-in workload, a script's name, or a .wl path\n"
           "  --threads N         threads for threaded workloads (default: the workload's)\n"
           "  --param KEY=VALUE   set a workload parameter (repeatable)\n"
           "  --seed S            random seed (default 1)\n"

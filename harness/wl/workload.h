@@ -3,6 +3,11 @@
  * parameters with wl_param(), and reports through wl_metric(), wl_phase()
  * and wl_sample(); the runner turns those into the JSON document
  * (schema "heaplab.run/1", see docs/schema.md).
+ *
+ * The one harness header workloads/ may include (its build target sees
+ * harness/wl/ and the table's header, nothing else). What is declared here
+ * is defined by the runner (harness/runner/: recording, threads, the clock)
+ * or by harness/wl/ itself (the PRNG, touching memory).
  */
 #ifndef HEAPLAB_WORKLOAD_H
 #define HEAPLAB_WORKLOAD_H
@@ -154,7 +159,10 @@ static inline void wl_touch_block(void *p, size_t n, wl_touch_mode mode)
 }
 
 /* The workload's `touch` parameter. */
-wl_touch_mode wl_touch_param(wl_ctx *ctx);
+static inline wl_touch_mode wl_touch_param(wl_ctx *ctx)
+{
+    return (wl_touch_mode)wl_param(ctx, "touch");
+}
 
 /* The built-in workloads (workloads/builtin.c) and their count. */
 extern const workload *const wl_builtins[];

@@ -10,7 +10,7 @@
  * glibc's malloc notices a foreign brk move and continues non-contiguously,
  * and neither shrinks brk under the other. tests/runner checks that
  * allocating, freeing and trimming work beside glibc's malloc. */
-#include "alloc_families.h"
+#include "families.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* dlopen helpers shared by the mimalloc, jemalloc, tcmalloc and so:PATH
  * families. */
-#include "alloc_families.h"
+#include "families.h"
 
 #include <dlfcn.h>
 #include <link.h>

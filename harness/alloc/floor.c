@@ -12,9 +12,8 @@
  * out while it is not taken and returns NULL (ENOMEM) otherwise, so a
  * workload that keeps two blocks live fails cleanly ("malloc returned NULL")
  * instead of getting aliased memory. It is not run unless named
- * (alloc_runs_by_default). */
-#include "alloc_families.h"
-#include "alloc_registry.h"
+ * (its family entry, families.c). */
+#include "families.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -106,10 +105,11 @@ static size_t floor_usable_size(void *p)
     return p != NULL ? FLOOR_BLOCK_BYTES : 0;
 }
 
-int alloc_open_floor(alloc_table *out, char *err, size_t errlen)
+int alloc_open_floor(alloc_table *out, char *err, size_t errlen, char **argv)
 {
     (void)err;
     (void)errlen;
+    (void)argv;
     out->name = "floor";
     out->version = "one 4 KiB block per thread";
     out->library = "static";

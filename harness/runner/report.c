@@ -53,6 +53,8 @@ static void write_allocator(json_writer *j, const alloc_table *a)
     json_key(j, "allocator");
     json_object_begin(j);
     json_kv_string(j, "name", a->name);
+    /* so:PATH's PATH as given (the name may be a short NAME); null otherwise */
+    json_kv_string(j, "path", a->path);
     json_kv_string(j, "version", a->version);
     json_kv_string(j, "library", a->library);
     json_key(j, "hooks");

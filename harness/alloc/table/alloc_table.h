@@ -9,6 +9,10 @@
  *
  * Mandatory entries are never NULL. Optional hooks are NULL when the allocator
  * has no such thing; the report then says "n/a" instead of inventing a figure.
+ *
+ * This header is the type only, seen by every part (workloads through
+ * workload.h); finding and opening an allocator is alloc.h's, which only the
+ * runner and heaplab-gbench see.
  */
 #ifndef HEAPLAB_ALLOC_TABLE_H
 #define HEAPLAB_ALLOC_TABLE_H
@@ -25,7 +29,9 @@ typedef struct alloc_stat {
 enum { ALLOC_STATS_MAX = 48 };
 
 typedef struct alloc_table {
-    const char *name;     /* as given on the command line: "mimalloc", "so:/x/y.so" */
+    const char *name;     /* as given on the command line: "mimalloc", "so:/x/y.so",
+                           * or the NAME of NAME=so:PATH */
+    const char *path;     /* so:PATH: the PATH as given; NULL for a named family */
     const char *version;  /* "2.0.9", "glibc 2.36", "unknown" */
     const char *library;  /* path of the loaded library, "libc", or "static" */
     const char *preload;  /* library to LD_PRELOAD for program workloads, NULL for none */
@@ -47,20 +53,5 @@ typedef struct alloc_table {
     int (*trim)(void);                          /* give memory back to the OS now; 0 on success */
     void (*thread_flush)(void);                 /* return this thread's cached memory now */
 } alloc_table;
-
-/* Looks an allocator up by name and fills *out. Returns 0, or -1 with a
- * one-line reason in err ("jemalloc: not installed (apt install libjemalloc2)",
- * "unknown allocator 'jemaloc' (available: system, heaplab, ...)").
- * May re-execute the process (jemalloc's static TLS needs GLIBC_TUNABLES). */
-int alloc_table_open(const char *name, alloc_table *out, char *err, size_t errlen,
-                     char **argv);
-
-/* Before a process measures allocator `name`: loads it the way it is
- * deployed when that differs from dlopen (mimalloc: preloaded, by
- * re-executing the process once). Returns 0 when the process is ready (or
- * the name is unknown: alloc_table_open reports that), -1 with a one-line
- * reason when the re-execution failed. A listing that only probes
- * allocators does not call it. */
-int alloc_table_prepare(const char *name, char *err, size_t errlen, char **argv);
 
 #endif

@@ -1,8 +1,8 @@
 /* "mimalloc": Debian's libmimalloc.so.2, used through its mi_ names. It is
  * loaded by re-executing the runner with it in LD_PRELOAD, because dlopen()ed
- * it runs far slower than as deployed (see alloc_preload_reexec.c); so in a
+ * it runs far slower than as deployed (see reexec.c); so in a
  * mimalloc cell the runner's own few allocations go to mimalloc too. */
-#include "alloc_families.h"
+#include "families.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>

@@ -1,20 +1,15 @@
 /* "heaplab" and "heaplab-nocache": the allocator core, linked statically but
  * reached through the table exactly like the others (the table is filled at
- * run time, so the workload's calls stay indirect and cannot be inlined). */
-#include "alloc_families.h"
-
-#include <stdio.h>
-
-#ifndef HEAPLAB_HAVE_CORE
-#error "HEAPLAB_HAVE_CORE must be defined to 0 or 1 by the build"
-#endif
-#ifndef HEAPLAB_PRELOAD_PATH
-#define HEAPLAB_PRELOAD_PATH ""
-#endif
-
-#if HEAPLAB_HAVE_CORE
-
+ * run time, so the workload's calls stay indirect and cannot be inlined).
+ *
+ * The one file of the harness that sees the core: it is built as its own
+ * target (heaplab-alloc-heaplab), the only one that links libheaplab.a. */
+#include "families.h"
 #include "heaplab.h"
+
+#ifndef HEAPLAB_PRELOAD_PATH
+#error "HEAPLAB_PRELOAD_PATH must be defined by the build"
+#endif
 
 /* One entry per HL_STATS_FIELDS field: every field is reported, under its
  * own name. */
@@ -44,10 +39,8 @@ static int heaplab_trim(void)
     return 0;
 }
 
-int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen)
+static int open_core(int nocache, alloc_table *out)
 {
-    (void)err;
-    (void)errlen;
     /* say it explicitly both ways, so HEAPLAB_TCACHE in the environment
      * cannot make "heaplab" run without its caches */
     hl_set_tcache(nocache ? 0 : 1);
@@ -71,14 +64,18 @@ int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen)
     return 0;
 }
 
-#else /* !HEAPLAB_HAVE_CORE */
-
-int alloc_open_heaplab(int nocache, alloc_table *out, char *err, size_t errlen)
+int alloc_open_heaplab(alloc_table *out, char *err, size_t errlen, char **argv)
 {
-    (void)nocache;
-    (void)out;
-    snprintf(err, errlen, "heaplab: the core library was not built");
-    return -1;
+    (void)err;
+    (void)errlen;
+    (void)argv;
+    return open_core(0, out);
 }
 
-#endif
+int alloc_open_heaplab_nocache(alloc_table *out, char *err, size_t errlen, char **argv)
+{
+    (void)err;
+    (void)errlen;
+    (void)argv;
+    return open_core(1, out);
+}

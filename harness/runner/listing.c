@@ -2,8 +2,7 @@
  * (dlopen, symbol checks, version) but never asked to allocate. */
 #include "listing.h"
 
-#include "alloc_registry.h"
-#include "alloc_table.h"
+#include "alloc.h"
 #include "catalog.h"
 #include "json_writer.h"
 #include "params.h"
@@ -14,7 +13,7 @@
 enum { LIST_ERROR_MAX = 1024 };
 
 typedef struct probe {
-    const char *name;
+    const alloc_family *family;
     int available;
     char reason[LIST_ERROR_MAX];
     alloc_table table;
@@ -22,9 +21,9 @@ typedef struct probe {
 
 static void probe_all(probe *probes, char **argv)
 {
-    for (int i = 0; i < alloc_known_count; i++) {
-        probes[i].name = alloc_known_names[i];
-        probes[i].available = alloc_table_open(alloc_known_names[i], &probes[i].table,
+    for (int i = 0; i < alloc_family_count; i++) {
+        probes[i].family = &alloc_families[i];
+        probes[i].available = alloc_table_open(alloc_families[i].name, &probes[i].table,
                                                probes[i].reason, sizeof probes[i].reason,
                                                argv) == 0;
     }
@@ -76,13 +75,13 @@ static void print_json(const probe *probes, const catalog *c)
     json_kv_string(&j, "schema", LIST_SCHEMA);
     json_key(&j, "allocators");
     json_array_begin(&j);
-    for (int i = 0; i < alloc_known_count; i++) {
+    for (int i = 0; i < alloc_family_count; i++) {
         json_object_begin(&j);
-        json_kv_string(&j, "name", probes[i].name);
+        json_kv_string(&j, "name", probes[i].family->name);
         json_kv_bool(&j, "available", probes[i].available);
         json_kv_string(&j, "reason", probes[i].available ? NULL : probes[i].reason);
         json_kv_string(&j, "version", probes[i].available ? probes[i].table.version : NULL);
-        json_kv_bool(&j, "default", alloc_runs_by_default(probes[i].name));
+        json_kv_bool(&j, "default", probes[i].family->runs_by_default);
         json_object_end(&j);
     }
     json_array_end(&j);
@@ -114,13 +113,14 @@ static void print_workload_line(const workload *w)
 static void print_text(const probe *probes, const catalog *c)
 {
     puts("allocators:");
-    for (int i = 0; i < alloc_known_count; i++) {
+    for (int i = 0; i < alloc_family_count; i++) {
+        const char *name = probes[i].family->name;
         if (probes[i].available)
-            printf("  %-28s %s (%s)%s\n", probes[i].name, probes[i].table.version,
+            printf("  %-28s %s (%s)%s\n", name, probes[i].table.version,
                    probes[i].table.library,
-                   alloc_runs_by_default(probes[i].name) ? "" : ", run only when named");
+                   probes[i].family->runs_by_default ? "" : ", run only when named");
         else
-            printf("  %-28s unavailable: %s\n", probes[i].name, probes[i].reason);
+            printf("  %-28s unavailable: %s\n", name, probes[i].reason);
     }
     printf("  %-28s any allocator library you have\n", ALLOC_SO_PATTERN);
     puts("workloads:");
@@ -139,7 +139,7 @@ int listing_print(int as_json, const char *workloads_dir, int dir_required, char
 {
     /* allocators first: opening jemalloc may re-execute the process, and
      * nothing must have been printed by then */
-    static probe probes[ALLOC_KNOWN_MAX];
+    static probe probes[ALLOC_FAMILIES_MAX];
     probe_all(probes, argv);
 
     catalog c;
