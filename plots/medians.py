@@ -176,7 +176,7 @@ def _draw_bar(ax: Axes, x: float, bar_width: float, name: str,
     """One allocator's bar: from 1 to the ratio of medians, a tick at the
     ratio, min-max whiskers and a label with the ratio (and any failed
     repetitions). Returns the whiskers' ends."""
-    ratio, lo, hi = stats.median / base, stats.lo / base, stats.hi / base
+    ratio, lo, hi = stats.median / base, stats.min / base, stats.max / base
     colour = style.colour_for(name)
     ax.bar(x, ratio - 1.0, bottom=1.0, width=bar_width * 0.92, color=colour,
            alpha=0.85)
@@ -263,4 +263,4 @@ def draw(chart: MedianChart, machine: str) -> Figure:
 def figures(run: Run) -> Iterator[tuple[str, Figure]]:
     """(file stem, figure) for every medians chart the run allows."""
     for chart in collect(run):
-        yield chart.stem, draw(chart, run.machine())
+        yield chart.stem, draw(chart, run.sizes_note() + run.machine())

@@ -73,7 +73,7 @@ def test_plan_of_all_tables_shares_cells_between_tables(runner):
     cat = catalog_mod.load(runner)
     tables = cmd_reproduce.select_tables("all")
     cells, _, _ = cmd_reproduce.plan(tables, cat)
-    keys = [c.key for c in cells]
+    keys = [c.label for c in cells]
     assert len(keys) == len(set(keys))
     assert set(keys) == {f"{s.workload}/{s.allocator}/{s.threads}t"
                          for t in tables for s in published.run_specs(t)}

@@ -7,12 +7,12 @@ new run, `compare --baseline-alloc system`:
 - workloads: by default a fixed list of single-threaded built-in and script
   workloads whose quick sizes are the shortest (program workloads are never
   counted; multi-threaded counts are not deterministic);
-- allocators: system, heaplab, mimalloc, jemalloc, tcmalloc (those not
-  installed are reported and left out);
+- allocators: every one the runner runs by default (`heaplab-run
+  --list-json`; those not installed are reported and left out);
 - one repetition: valgrind's instruction counts of the same binary repeat
   to a few parts per million, so more repetitions would only cost time.
   Under valgrind each cell runs about 50 times slower than natively; the
-  default selection (14 workloads x 5 allocators = 70 cells) took 2 min
+  default selection of 14 workloads on 5 allocators (70 cells) took 2 min
   55 s on the 2-core development VM.
 
 Output, under --out (default results/ci/): the new run folder in runs/,
@@ -36,7 +36,7 @@ import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_run, compare, merge, paths
+from . import atomicio, catalog as catalog_mod, compare, execution, merge, paths, runopts, tables
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -54,7 +54,6 @@ DEFAULT_WORKLOADS = (
     "memallocpp-locality", "kevy-pair-64", "kevy-churn", "kevy-churn-trim",
     "tmalloc-memory", "memory-over-time",
 )
-DEFAULT_ALLOCATORS = ("system", "heaplab", "mimalloc", "jemalloc", "tcmalloc")
 SUMMARY_MD = "summary.md"
 SUMMARY_JSON = "summary.json"
 RUNS = "runs"
@@ -65,6 +64,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_FAILED_CELLS = execution.EXIT_FAILED_CELLS
 
 
 def ci_root() -> pathlib.Path:
@@ -72,6 +72,8 @@ def ci_root() -> pathlib.Path:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = (f"The default workloads ({len(DEFAULT_WORKLOADS)}): "
+                + ", ".join(DEFAULT_WORKLOADS) + ".")
     p.add_argument("--baseline", metavar="DIR",
                    help="baseline run folder (default OUT/baseline when it exists; "
                         "with none, the run is only recorded)")
@@ -81,7 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="workloads (default: a fixed list of fast single-threaded ones, "
                         "about 3 minutes under valgrind with the default allocators)")
     p.add_argument("--alloc", metavar="NAME,...",
-                   help=f"allocators (default {','.join(DEFAULT_ALLOCATORS)}; "
+                   help=f"allocators (default: every one the runner runs by default; "
                         f"{BASELINE_ALLOC} is the in-run baseline)")
     p.add_argument("--threshold", type=float, default=compare.DEFAULT_THRESHOLD, metavar="FRACTION",
                    help=f"smallest relative change that counts (default {compare.DEFAULT_THRESHOLD:g})")
@@ -114,13 +116,10 @@ def multi_threaded(cat: catalog_mod.Catalog, spec: str) -> list[str]:
     return [w.name for w in catalog_mod.select_workloads(cat, spec) if not single_threaded(w)]
 
 
-def run_namespace(args: argparse.Namespace, runner: pathlib.Path, workloads: str, allocs: str,
-                  runs_dir: pathlib.Path) -> argparse.Namespace:
-    """The `run.py run` options this preset stands for."""
-    return argparse.Namespace(
-        full=False, workload=workloads, alloc=allocs, reps=REPS, threads=None,
-        out=str(runs_dir), timeout=None, no_install=args.no_install, no_plots=True,
-        runner=str(runner), shard=None, metric=METRIC, param=[])
+def run_choices(workloads: str, allocs: str | None) -> runopts.Choices:
+    """The matrix this preset stands for: `run --quick --metric instructions
+    --reps 1` on its selection (no charts are drawn)."""
+    return runopts.Choices(quick=True, workload=workloads, alloc=allocs, reps=REPS, metric=METRIC)
 
 
 def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:
@@ -158,7 +157,7 @@ def allocators_markdown(allocators: compare.Comparison) -> str:
 
 
 def ci_verdict(against_base: compare.Comparison | None, run_status: int) -> str:
-    if run_status == cmd_run.EXIT_FAILED_CELLS:
+    if run_status == EXIT_FAILED_CELLS:
         return "**CI verdict: failed** — some cells failed in this run."
     if against_base is None:
         return f"**CI verdict: recorded** — {NO_BASELINE}."
@@ -198,12 +197,12 @@ def summary_json(folder: pathlib.Path, baseline: pathlib.Path | None,
         "run": str(folder),
         "baseline": str(baseline) if baseline else None,
         "metric": METRIC,
-        "cells_failed": run_status == cmd_run.EXIT_FAILED_CELLS,
+        "cells_failed": run_status == EXIT_FAILED_CELLS,
         "against_baseline": compare.to_json(against_base) if against_base else None,
         "no_baseline": None if against_base else NO_BASELINE,
         "allocators": compare.to_json(allocators) if allocators else None,
         "allocators_note": alloc_note,
-        "verdict": ("failed" if run_status == cmd_run.EXIT_FAILED_CELLS
+        "verdict": ("failed" if run_status == EXIT_FAILED_CELLS
                     else "regression" if exit_code == EXIT_FAILED
                     else "recorded" if against_base is None else "ok"),
         "exit_code": exit_code,
@@ -247,18 +246,25 @@ def main(args: argparse.Namespace) -> int:
     if threaded:
         print(f"ci: warning: multi-threaded workloads do not count instructions "
               f"deterministically: {', '.join(threaded)}", file=sys.stderr)
-    allocs = args.alloc or ",".join(DEFAULT_ALLOCATORS)
-
-    runs_dir = out / RUNS
-    status, folder = cmd_run.run(run_namespace(args, runner, workloads, allocs, runs_dir))
-    if status == EXIT_BAD_INPUT:
-        return status
-    if folder is None:
-        print(f"ci: the run wrote no new run folder under {runs_dir}", file=sys.stderr)
+    choices = run_choices(workloads, args.alloc)
+    try:
+        plan = runopts.matrix_plan(choices, runopts.check(choices), cat, runner,
+                                   not args.no_install, who="ci")
+    except catalog_mod.SelectionError as e:
+        print(f"ci: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    result = execution.run_plan(plan, runner, cat, out / RUNS, sys.argv, who="ci")
+    if isinstance(result, int):
+        print(f"ci: the run wrote no new run folder under {out / RUNS}", file=sys.stderr)
         return EXIT_FAILED
-    if status == EXIT_INTERRUPTED:
+    folder = result.folder
+    if result.interrupted:
         print(f"ci: interrupted; nothing compared (run folder {folder})", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if result.summary is not None:
+        print(tables.markdown(result.summary))
+    execution.report_failed(result, "ci")
+    status = result.exit_status()
 
     try:
         new_run = merge.load_run_folder(folder)
@@ -276,12 +282,12 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
 
     exit_code = EXIT_OK
-    if status == cmd_run.EXIT_FAILED_CELLS or (against_base and against_base.exit_code() != 0):
+    if status == EXIT_FAILED_CELLS or (against_base and against_base.exit_code() != 0):
         exit_code = EXIT_FAILED
     markdown = summary_markdown(folder, compare_to, against_base, allocators, alloc_note, status)
     document = summary_json(folder, compare_to, against_base, allocators, alloc_note, status, exit_code)
     atomicio.write_text(out / SUMMARY_MD, markdown)
-    atomicio.write_text(out / SUMMARY_JSON, json.dumps(document, indent=2) + "\n")
+    atomicio.write_json(out / SUMMARY_JSON, document)
     print(markdown)
     if against_base is None:
         print(f"ci: {NO_BASELINE}", file=sys.stderr)
@@ -289,7 +295,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"ci: {compare.verdict_line(against_base).replace('**', '')}", file=sys.stderr)
 
     if args.update_baseline:
-        if status == cmd_run.EXIT_FAILED_CELLS:
+        if status == EXIT_FAILED_CELLS:
             print(f"ci: not updating the baseline: some cells failed in {folder}", file=sys.stderr)
         else:
             copy_baseline(folder, baseline)

@@ -47,13 +47,15 @@ def command(runner: pathlib.Path, cell: Cell, quick: bool) -> list[str]:
     w = cell.workload
     # a trace is named by its file (its workload name has no folder in it)
     target = f"trace:{w.source}" if w.kind == "trace" else w.argument
-    cmd = [str(runner), "--alloc", cell.allocator, "--workload", target]
+    cmd = [str(runner), "--alloc", cell.alloc_arg or cell.allocator, "--workload", target]
     if cell.pass_threads:
         cmd += ["--threads", str(cell.threads)]
     if quick:
         cmd.append("--quick")
     for name, value in cell.params:
         cmd += ["--param", f"{name}={value}"]
+    if cell.seed is not None:
+        cmd += ["--seed", str(cell.seed)]
     return cmd
 
 
@@ -151,8 +153,20 @@ def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float,
                        outcome.seconds)
 
 
+# Each runner process gets a TMPDIR of its own, removed when the process
+# ends however it ends: a program cell's scratch folder
+# ($TMPDIR/heaplab-<workload>-XXXXXX) is removed by the runner only when it
+# exits by itself, not when a timeout kills its process group.
+CELL_TMP_PREFIX = "heaplab-cell-"
+
+
 def _run(argv: list[str], cell: Cell, timeout_s: float,
          env: dict[str, str] | None = None) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix=CELL_TMP_PREFIX) as scratch:
+        return _run_in(argv, cell, timeout_s, dict(env or os.environ, TMPDIR=scratch))
+
+
+def _run_in(argv: list[str], cell: Cell, timeout_s: float, env: dict[str, str]) -> Outcome:
     start = time.monotonic()
     # A session of its own: Ctrl-C on the terminal reaches only the driver,
     # which then stops the runner itself; timeouts kill the whole group.
