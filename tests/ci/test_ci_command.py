@@ -158,3 +158,14 @@ def test_an_allocator_costlier_than_system_is_information_not_a_ci_regression(tm
     assert "Verdict: regression" not in md
     assert "1 need more instructions than system" in md
     assert "not part of the CI verdict" in md
+
+
+def test_ci_help_lists_the_default_workloads(capsys):
+    from heaplab import cli
+    try:
+        cli.main(["ci", "--help"])
+    except SystemExit:
+        pass
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"The default workloads ({len(cmd_ci.DEFAULT_WORKLOADS)}):" in out
+    assert all(name in out for name in cmd_ci.DEFAULT_WORKLOADS)

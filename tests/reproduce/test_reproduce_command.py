@@ -198,3 +198,17 @@ def test_chart_series_keeps_published_and_measured_apart():
     assert all(v is None for values in series.values() for v in values)
     assert all(v is None for v in live)
     assert notes["heaplab"] == "not measured"
+
+
+def test_the_redraw_command_in_reproduce_help_exists(capsys):
+    """reproduce --help tells how to redraw a folder's charts; that command
+    must be one run.py has (it named a module that cannot be run)."""
+    from heaplab import cli
+    try:
+        cli.main(["reproduce", "--help"])
+    except SystemExit:
+        pass
+    out = capsys.readouterr().out
+    assert "`./run.py plot RUN_DIR`" in out
+    assert "python -m heaplab" not in out
+    assert "plot" in dict(cli.SUBCOMMANDS)
