@@ -19,6 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+from heaplab import fmt
+
 from . import style
 from .rundata import Cell, Metric, Run, Spread, cells
 
@@ -167,7 +169,7 @@ def _category_label(chart: MedianChart, category: Category) -> str:
     unit = f" {chart.metric.unit}" if chart.metric and chart.metric.unit else ""
     if base is None:
         return f"{text}\n({chart.baseline}: {chart.gap_label(category, chart.baseline)})"
-    return f"{text}\n({chart.baseline}: {style.format_value(base.median)}{unit})"
+    return f"{text}\n({chart.baseline}: {fmt.grouped(base.median)}{unit})"
 
 
 def _draw_bar(ax: Axes, x: float, bar_width: float, name: str,

@@ -185,7 +185,8 @@ def draw_workload(run: Run, workload: str, threads: int | None,
         f" \u2014 {describe}" if describe else "")
     how = (style.spread_phrase(reps, "line", "band") if by_ops else f"{style.count_phrase(reps)} per allocator, each "
            f"drawn as sampled")
-    subtitle = (f"RSS sampled while the workload ran, and at each phase's end (MB = 10\u2076 "
+    ends = ", and at each phase's end" if any(_phase_ends(d, x_key, "rss_bytes") for d in sampled) else ""
+    subtitle = (f"RSS sampled while the workload ran{ends} (MB = 10\u2076 "
                 f"bytes), one process per run; {how}. {run.sizes_note(workload)}"
                 f"{run.absent_note()}{run.machine()}")
     style.set_titles(fig, ax, title, subtitle)

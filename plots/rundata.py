@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from heaplab import gbench_docs, rawlog, runfolder, stats
+from heaplab import gbench_reports, rawlog, runfolder, stats
 
 RAW_FILE = "raw.jsonl"
 ENV_FILE = "env.json"
@@ -378,7 +378,7 @@ def load_run(folder: Path) -> Run:
     if not path.is_file() and runfolder.is_run_folder(folder):
         # a gbench folder: its reports, read as documents
         try:
-            raws = gbench_docs.documents(folder)
+            raws = gbench_reports.documents(folder)
         except runfolder.RunFolderError as exc:
             raise RunError(str(exc)) from None
         docs = [parse_doc(raw, f"{folder}: report document {n}", n)

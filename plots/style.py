@@ -162,18 +162,6 @@ def file_stem(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", joined)
 
 
-def format_value(value: float) -> str:
-    """A figure with three significant digits and thousands separators."""
-    magnitude = abs(value)
-    if magnitude >= 1000:
-        return f"{value:,.0f}"
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 10:
-        return f"{value:.1f}"
-    return f"{value:.3g}"
-
-
 def tick_label(value: float, _position: int = 0) -> str:
     """An axis tick: 25, 2.5, 1,400 (no trailing zeros)."""
     return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"

@@ -84,7 +84,7 @@ def test_the_same_code_against_its_own_baseline_is_unchanged_exit_0(ci, runner, 
     cells = doc["against_baseline"]["cells"]
     assert {c["allocator"] for c in cells} == {"system", "heaplab"}
     assert all(c["verdict"] == "unchanged" for c in cells)
-    assert "unchanged" in md and "no regression beyond 5% (exact counts)" in md
+    assert "unchanged" in md and "**Verdict: no regression beyond 5%** (exact counts)" in md
     assert md.startswith("# heaplab CI") and "**CI verdict: ok**" in md
     assert doc["verdict"] == "ok"
 

@@ -127,7 +127,7 @@ def test_a_cell_that_crashes_only_sometimes_keeps_its_good_values(fake):
 
 
 def test_a_hanging_cell_times_out_once_and_is_not_retried(fake):
-    proc, folder, calls = fake(["run", "--reps", "2", "--workload", "tmalloc-st-64", "--timeout", "1",
+    proc, folder, calls = fake(["run", "--reps", "2", "--workload", "tmalloc-st-64", "--timeout", "5",
                                 "--no-plots"], behaviour={"tmalloc-st-64/heaplab": "hang"})
     assert proc.returncode == 1
     assert [c[c.index("--alloc") + 1] for c in calls].count("heaplab") == 1
@@ -181,12 +181,19 @@ def test_ctrl_c_or_sigterm_keeps_finished_cells_and_exits_130(fake, how):
     (["--param", "pairs=lots"], "--param pairs=lots: 'lots' is not a whole number"),
     (["--param", "pairs"], "--param 'pairs': expected KEY=VALUE"),
     (["--param", "pairs=0"], "--param pairs=0: tmalloc-st-64 takes pairs from 1 to"),
+    (["--threads", "100000"], "--threads: '100000' is not a thread count in [1, 1024]"),
+    (["--threads", "1,,2"], "--threads: '1,,2' has an empty entry"),
+    (["--alloc", "so:/nonexistent.so"], "--alloc so:/nonexistent.so: /nonexistent.so: no such library file"),
+    (["--alloc", "my lib=so:/nonexistent.so"], "NAME in NAME=so:PATH must be letters"),
+    (["--alloc", "heaplab=so:/bin/true"], "'heaplab' is already an allocator's name"),
+    (["--seed", "-1"], "--seed: '-1' is not a whole number >= 0"),
 ])
-def test_bad_input_is_one_line_and_exit_2(fake, args, named):
+def test_bad_input_is_one_line_and_exit_2(fake, tmp_path, args, named):
     proc, folder, calls = fake(["run", *args, "--no-plots"])
     assert proc.returncode == 2
     assert named in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    assert calls == []
+    # refused before anything runs: no runner process, no run folder
+    assert calls == [] and not (tmp_path / "runs").exists()
 
 
 def test_list_shows_allocators_workloads_and_broken_scripts(fake):
@@ -212,22 +219,7 @@ def test_plot_refuses_a_folder_that_is_not_a_run(tmp_path, repo_root):
     assert f"{tmp_path}: not a run folder (no raw.jsonl" in proc.stderr
 
 
-# --- input refused before anything runs; names, seeds, folders (issue #17)
-
-@pytest.mark.parametrize("args, named", [
-    (["--threads", "100000"], "--threads: '100000' is not a thread count in [1, 1024]"),
-    (["--threads", "1,,2"], "--threads: '1,,2' has an empty entry"),
-    (["--alloc", "so:/nonexistent.so"], "--alloc so:/nonexistent.so: /nonexistent.so: no such library file"),
-    (["--alloc", "my lib=so:/nonexistent.so"], "NAME in NAME=so:PATH must be letters"),
-    (["--alloc", "heaplab=so:/bin/true"], "'heaplab' is already an allocator's name"),
-    (["--seed", "-1"], "--seed: '-1' is not a whole number >= 0"),
-])
-def test_bad_input_makes_no_run_folder(fake, tmp_path, args, named):
-    proc, folder, calls = fake(["run", *args, "--no-plots"])
-    assert proc.returncode == 2
-    assert named in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    assert calls == [] and not (tmp_path / "runs").exists()
-
+# --- seeds, named libraries, interrupted runs, sizes, folders by their parent (issue #17)
 
 def test_seed_goes_to_every_runner_process(fake):
     proc, folder, calls = fake(["run", "--workload", "tmalloc-st-64", "--alloc", "system",

@@ -29,14 +29,13 @@ threshold (instruction counts: no significance test is needed) or failed,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, compare, execution, merge, paths, runopts, tables
+from . import atomicio, catalog as catalog_mod, compare_render, comparison, execution, paths, runfolder, runopts, tables
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -85,8 +84,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alloc", metavar="NAME,...",
                    help=f"allocators (default: every one the runner runs by default; "
                         f"{BASELINE_ALLOC} is the in-run baseline)")
-    p.add_argument("--threshold", type=float, default=compare.DEFAULT_THRESHOLD, metavar="FRACTION",
-                   help=f"smallest relative change that counts (default {compare.DEFAULT_THRESHOLD:g})")
+    p.add_argument("--threshold", type=float, default=comparison.DEFAULT_THRESHOLD, metavar="FRACTION",
+                   help=f"smallest relative change that counts (default {comparison.DEFAULT_THRESHOLD:g})")
     p.add_argument("--update-baseline", action="store_true",
                    help="copy the new run folder to the baseline path afterwards")
     p.add_argument("--no-install", action="store_true", help="never install Debian packages")
@@ -139,44 +138,44 @@ def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:
         shutil.rmtree(retired)
 
 
-def allocators_markdown(allocators: compare.Comparison) -> str:
+def allocators_markdown(allocators: comparison.Comparison) -> str:
     """compare's Markdown of the allocators against system, its closing
     verdict replaced: an allocator needing more instructions than system is
     information about allocators, not a regression of this change."""
-    text = compare.to_markdown(allocators).rstrip("\n")
-    verdict = compare.verdict_line(allocators)
+    text = compare_render.to_markdown(allocators).rstrip("\n")
+    verdict = compare_render.verdict_line(allocators)
     if text.endswith(verdict):
         text = text[: -len(verdict)].rstrip("\n")
     counts = allocators.counts()
     told = ", ".join(f"{counts[code]} {word}" for code, word in (
-        (compare.SLOWER, f"need more instructions than {BASELINE_ALLOC}"),
-        (compare.FASTER, "need fewer"), (compare.UNCHANGED, f"within {allocators.threshold:.0%}"),
-        (compare.NEW_FAILED, "failed")) if counts[code])
+        (comparison.SLOWER, f"need more instructions than {BASELINE_ALLOC}"),
+        (comparison.FASTER, "need fewer"), (comparison.UNCHANGED, f"within {allocators.threshold:.0%}"),
+        (comparison.NEW_FAILED, "failed")) if counts[code])
     return (f"{text}\n\nAllocators against {BASELINE_ALLOC} (information, not part of the CI "
             f"verdict): {told or 'no cells'}.\n")
 
 
-def ci_verdict(against_base: compare.Comparison | None, run_status: int) -> str:
+def ci_verdict(against_base: comparison.Comparison | None, run_status: int) -> str:
     if run_status == EXIT_FAILED_CELLS:
         return "**CI verdict: failed** — some cells failed in this run."
     if against_base is None:
         return f"**CI verdict: recorded** — {NO_BASELINE}."
     if against_base.regression():
-        return "**CI verdict: regression** — " + compare.verdict_line(against_base).split(" — ", 1)[-1]
+        return "**CI verdict: regression** — " + compare_render.verdict_line(against_base).split(" — ", 1)[-1]
     return (f"**CI verdict: ok** — no cell needs more than {against_base.threshold:.0%} more "
             f"instructions than the baseline.")
 
 
 def summary_markdown(folder: pathlib.Path, baseline: pathlib.Path | None,
-                     against_base: compare.Comparison | None,
-                     allocators: compare.Comparison | None, alloc_note: str | None,
+                     against_base: comparison.Comparison | None,
+                     allocators: comparison.Comparison | None, alloc_note: str | None,
                      run_status: int) -> str:
     verdict = ci_verdict(against_base, run_status)
     lines = ["# heaplab CI: instruction counts", "", verdict, "",
              f"- run: `{folder}` (quick sizes, one repetition, valgrind callgrind)",
              f"- baseline: `{baseline}`" if baseline else f"- baseline: none ({NO_BASELINE})", ""]
     if against_base is not None:
-        lines.append(compare.to_markdown(against_base))
+        lines.append(compare_render.to_markdown(against_base))
     else:
         lines += [f"**{NO_BASELINE[0].upper()}{NO_BASELINE[1:]}.** This run is recorded; "
                   f"give --baseline DIR, or run with --update-baseline to make it the baseline.", ""]
@@ -189,8 +188,8 @@ def summary_markdown(folder: pathlib.Path, baseline: pathlib.Path | None,
 
 
 def summary_json(folder: pathlib.Path, baseline: pathlib.Path | None,
-                 against_base: compare.Comparison | None,
-                 allocators: compare.Comparison | None, alloc_note: str | None,
+                 against_base: comparison.Comparison | None,
+                 allocators: comparison.Comparison | None, alloc_note: str | None,
                  run_status: int, exit_code: int) -> dict[str, Any]:
     return {
         "schema": CI_SCHEMA,
@@ -198,9 +197,9 @@ def summary_json(folder: pathlib.Path, baseline: pathlib.Path | None,
         "baseline": str(baseline) if baseline else None,
         "metric": METRIC,
         "cells_failed": run_status == EXIT_FAILED_CELLS,
-        "against_baseline": compare.to_json(against_base) if against_base else None,
+        "against_baseline": compare_render.to_json(against_base) if against_base else None,
         "no_baseline": None if against_base else NO_BASELINE,
-        "allocators": compare.to_json(allocators) if allocators else None,
+        "allocators": compare_render.to_json(allocators) if allocators else None,
         "allocators_note": alloc_note,
         "verdict": ("failed" if run_status == EXIT_FAILED_CELLS
                     else "regression" if exit_code == EXIT_FAILED
@@ -267,17 +266,17 @@ def main(args: argparse.Namespace) -> int:
     status = result.exit_status()
 
     try:
-        new_run = merge.load_run_folder(folder)
+        new_run = runfolder.load(folder)
         against_base = None
         if compare_to is not None:
-            against_base = compare.compare_runs(merge.load_run_folder(compare_to), new_run,
+            against_base = comparison.compare_runs(runfolder.load(compare_to), new_run,
                                                 METRIC, args.threshold)
         allocators, alloc_note = None, None
         try:
-            allocators = compare.compare_allocators(new_run, BASELINE_ALLOC, METRIC, args.threshold)
-        except compare.CompareInputError as e:
+            allocators = comparison.compare_allocators(new_run, BASELINE_ALLOC, METRIC, args.threshold)
+        except comparison.CompareInputError as e:
             alloc_note = f"not compared ({e})"
-    except merge.RunFolderError as e:
+    except runfolder.RunFolderError as e:
         print(f"ci: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
@@ -292,7 +291,7 @@ def main(args: argparse.Namespace) -> int:
     if against_base is None:
         print(f"ci: {NO_BASELINE}", file=sys.stderr)
     else:
-        print(f"ci: {compare.verdict_line(against_base).replace('**', '')}", file=sys.stderr)
+        print(f"ci: {compare_render.verdict_line(against_base).replace('**', '')}", file=sys.stderr)
 
     if args.update_baseline:
         if status == EXIT_FAILED_CELLS:

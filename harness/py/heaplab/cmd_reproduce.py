@@ -34,7 +34,7 @@ from typing import Sequence
 from . import catalog as catalog_mod, charts, execution, matrix, paths, published, rundir, runopts
 from .prepare import obtain_runner
 # the folder read back (tests and plots/reproduced.py use these)
-from .reproduced import (QUICK_WARNING, REPRODUCED_ALL, chart_series,  # noqa: F401
+from .reproduced import (REPRODUCED_ALL, chart_series,  # noqa: F401  (chart_series: tests)
                          is_memory_table, render, results_of, write_tables)
 
 ALL = "all"

@@ -31,12 +31,9 @@ from pathlib import Path
 from . import atomicio
 # the statistics and the rendering, by the names the command's users know
 from .comparison import (  # noqa: F401
-    BASE_FAILED, BOTH_FAILED, DEFAULT_ALPHA, DEFAULT_THRESHOLD, DETERMINISTIC_METRICS, EXIT_OK,
-    EXIT_REGRESSION, FASTER, NEW_FAILED, NOT_SIGNIFICANT, ONLY_BASE, ONLY_NEW, SLOWER, UNCHANGED,
-    VERDICT_ORDER, CellComparison, CompareInputError, Comparison, GeoMean, Samples, SideSummary,
-    collect_samples, compare_allocators, compare_cell, compare_runs, decide, summarize)
-from .compare_render import (COMPARE_SCHEMA, format_p, format_value, to_json,  # noqa: F401
-                             to_markdown, verdict_line)
+    DEFAULT_ALPHA, DEFAULT_THRESHOLD, FASTER, NOT_SIGNIFICANT, SLOWER, UNCHANGED,
+    CompareInputError, Comparison, Samples, compare_allocators, compare_cell, compare_runs, decide)
+from .compare_render import to_json, to_markdown, verdict_line  # noqa: F401
 from .runfolder import RunFolderError, load as load_run_folder
 
 EXIT_BAD_INPUT = 2

@@ -28,14 +28,9 @@ NS_PER_S = 1e9
 SECONDS_FROM_NS = 1e7
 
 
-def number(value: float | None) -> str:
-    """Three significant figures without exponents, for reading."""
-    if value is None or not math.isfinite(value):
-        return "–" if value is None else str(value)
+def _three(value: float) -> str:
+    """Three significant figures, no exponent (whole numbers from 100 on)."""
     magnitude = abs(value)
-    for scale, suffix in LARGE_SCALES:
-        if magnitude >= scale:
-            return f"{value / scale:.3g}{suffix}"
     if magnitude >= 100:
         return f"{value:.0f}"
     if magnitude >= 10:
@@ -43,6 +38,16 @@ def number(value: float | None) -> str:
     if magnitude >= 1:
         return f"{value:.2f}"
     return f"{value:.3g}"
+
+
+def number(value: float | None) -> str:
+    """Three significant figures without exponents, for reading."""
+    if value is None or not math.isfinite(value):
+        return "–" if value is None else str(value)
+    for scale, suffix in LARGE_SCALES:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return _three(value)
 
 
 def count(value: float) -> str:
@@ -56,16 +61,9 @@ def count(value: float) -> str:
 def grouped(value: float) -> str:
     """Three significant figures or so, thousands separated, never
     scientific notation."""
-    a = abs(value)
-    if a >= 1000:
+    if abs(value) >= 1000:
         return f"{value:,.0f}"
-    if a >= 100:
-        return f"{value:.0f}"
-    if a >= 10:
-        return f"{value:.1f}"
-    if a >= 1 or a == 0:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
+    return "0.00" if value == 0 else _three(value)
 
 
 def precise(value: float | None) -> str:

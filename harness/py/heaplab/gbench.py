@@ -18,24 +18,25 @@ so a source change is measured, never a stale binary). The allocators are
 the runner's (`heaplab-run --list-json` from the same build folder): by
 default every one it runs by default, and a name it does not know is
 refused before a run folder exists. `compare` and `plot` read a gbench run
-folder through heaplab.gbench_docs.
+folder through heaplab.gbench_reports.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import re
 import shutil
 import subprocess
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from . import atomicio, catalog as catalog_mod, fmt, runfolder, stats
+# reading the reports (gbench_reports), by the names this command's users know
+from .gbench_reports import (BINARY, CONTEXT_VERSION, ReportError, allocator_of,  # noqa: F401
+                             benchmark_key, load_reports, repetitions, value_and_unit)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
-BINARY = "heaplab-gbench"
 PACKAGE = "libbenchmark-dev"
 RUNNER = "heaplab-run"   # lists the allocators heaplab-gbench shares with it
 BASELINE = "system"
@@ -43,65 +44,11 @@ DEFAULT_REPS = 5
 RUN_SUFFIX = "gbench"
 SUMMARY_SCHEMA = "heaplab.gbench-summary/1"
 
-# Keys of heaplab-gbench's report context (gbench_main.c).
-CONTEXT_ALLOCATOR = "heaplab_allocator"
-CONTEXT_VERSION = "heaplab_allocator_version"
-CONTEXT_ERROR = "heaplab_allocator_error"
-
-NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-NS_PER_S = 1e9
 # Characters kept as they are in a report's file name; the rest become "_".
 UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 # ---------------------------------------------------------------- the table
-
-
-class ReportError(ValueError):
-    """A report that cannot be tabulated, with a one-line reason."""
-
-
-def benchmark_key(name: str, allocator: str) -> str:
-    """The benchmark's name without its allocator: "pair/mimalloc/64" and
-    "pair/system/64" are both the row "pair/64"."""
-    marker = "/" + allocator
-    at = name.find(marker + "/")
-    if at >= 0:
-        return name[:at] + name[at + len(marker):]
-    if name.endswith(marker):
-        return name[: -len(marker)]
-    return name
-
-
-def _allocator_of(report: dict[str, Any], position: int) -> str:
-    context = report.get("context")
-    if not isinstance(context, dict) or not context.get(CONTEXT_ALLOCATOR):
-        raise ReportError(f"report {position + 1} has no context.{CONTEXT_ALLOCATOR} "
-                          f"(not written by {BINARY}?)")
-    return str(context[CONTEXT_ALLOCATOR])
-
-
-def _value_and_unit(entry: dict[str, Any]) -> tuple[float, str]:
-    """One repetition's figure. Nanoseconds per item when the benchmark counts
-    items (one allocation with its free, for heaplab-gbench): benchmarks of
-    different shapes then read alike. Otherwise Google Benchmark's time per
-    iteration (wall clock for /real_time benchmarks, else CPU), in ns."""
-    rate = entry.get("items_per_second")
-    if isinstance(rate, (int, float)) and rate > 0:
-        return NS_PER_S / rate, "ns/item"
-    unit = entry.get("time_unit", "ns")
-    if unit not in NS_PER_UNIT:
-        raise ReportError(f"benchmark '{entry.get('name')}' has an unknown time_unit '{unit}'")
-    key = "real_time" if "/real_time" in str(entry.get("run_name", entry.get("name", ""))) else "cpu_time"
-    return float(entry[key]) * NS_PER_UNIT[unit], "ns"
-
-
-def _repetitions(report: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    """The raw repetitions: aggregates (mean, median, ...) are recomputed here
-    from them, never taken from the report."""
-    for entry in report.get("benchmarks", []):
-        if entry.get("run_type", "iteration") == "iteration":
-            yield entry
 
 
 def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> dict[str, Any]:
@@ -119,20 +66,20 @@ def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> di
     units: dict[str, str] = {}
     errors: dict[tuple[str, str], str] = {}
     for position, report in enumerate(reports):
-        alloc = _allocator_of(report, position)
+        alloc = allocator_of(report, position)
         if alloc in allocators:
             raise ReportError(f"two reports for allocator '{alloc}'")
         allocators.append(alloc)
         context = report.get("context", {})
         versions[alloc] = str(context.get(CONTEXT_VERSION, ""))
-        for entry in _repetitions(report):
+        for entry in repetitions(report):
             row = benchmark_key(str(entry.get("run_name", entry["name"])), alloc)
             if row not in rows:
                 rows.append(row)
             if entry.get("error_occurred"):
                 errors[(row, alloc)] = str(entry.get("error_message") or "error")
                 continue
-            value, unit = _value_and_unit(entry)
+            value, unit = value_and_unit(entry)
             units.setdefault(row, unit)
             values.setdefault((row, alloc), []).append(value)
 
@@ -192,16 +139,6 @@ def markdown(summary: dict[str, Any]) -> str:
 def markdown_from_reports(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> str:
     """The Markdown table of a set of heaplab-gbench JSON reports."""
     return markdown(summarize(reports, baseline))
-
-
-def load_reports(paths: Iterable[pathlib.Path]) -> list[dict[str, Any]]:
-    reports = []
-    for path in paths:
-        try:
-            reports.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ReportError(f"{path}: cannot read the report: {e}") from e
-    return reports
 
 
 # ---------------------------------------------------------------- running

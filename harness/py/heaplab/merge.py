@@ -1,10 +1,9 @@
 """join shard run folders into one run folder
 
-Run folders: reading them, telling their machines apart, sharding the
-matrix, and merging shard folders back into one run (`./run.py merge`).
-
-A run folder holds `raw.jsonl` (one "heaplab.run/1" document per line, with
-"rep" and "cell" added by run.py) and `env.json` (the machine it ran on).
+Merging shard run folders (heaplab.shards deals the cells) back into one
+run (`./run.py merge DIR... --out PARENT`): one document per (cell, rep), the
+shards' plans joined, merge.json recording the sources. Reading the folders,
+their cell keys and machines is heaplab.runfolder's.
 Timing figures from different machines cannot be mixed, so a merge of shards
 that ran on different machines is refused unless every document carries an
 instruction count (metric "instructions", machine-independent enough).
@@ -18,14 +17,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable, Sequence
+from typing import Any, Hashable, Iterable, Sequence
 
 from . import atomicio, rundir, runfolder, tables
-# the run-folder model, re-exported for the commands that read folders
-from .runfolder import (MACHINE_INDEPENDENT_METRICS, MACHINE_KEYS, MachineId, RunFolder,
-                        RunFolderError, counts_instructions, describe_machine,
-                        distinct_machines, machine_difference, machine_id, machines_of,
-                        same_machine)
+from .shards import canonical_key, parse_shard, shard_of  # noqa: F401  (sharding, for its users)
+# the run-folder model, by the names merge's users know
+from .runfolder import (MACHINE_KEYS, MachineId, RunFolder, RunFolderError,  # noqa: F401
+                        distinct_machines, machines_of, same_machine)
 
 RAW_FILE = runfolder.RAW
 ENV_FILE = runfolder.ENV
@@ -39,53 +37,6 @@ def load_run_folder(path: str | os.PathLike[str]) -> RunFolder:
     """runfolder.load: a run folder, a parent holding one (or its `latest`),
     or a raw.jsonl file. Raises RunFolderError on anything missing or malformed."""
     return runfolder.load(path)
-
-
-# --- sharding ---------------------------------------------------------------
-
-def canonical_key(cell: Any) -> str:
-    """A text form of a cell that is the same for equal cells whatever their
-    Python type (tuple or list, dict key order), used to order and identify
-    them. Only JSON values (str, numbers, lists, dicts) are accepted: the text
-    of other objects may change from one process to the next. A CellKey
-    stands for its label, as `run --shard` deals plan cells by theirs, so a
-    document lands in the shard its cell was run in."""
-    if isinstance(cell, runfolder.CellKey):
-        cell = cell.label()
-    try:
-        return json.dumps(cell, sort_keys=True, separators=(",", ":"))
-    except TypeError:
-        raise TypeError(f"cell {cell!r} is not a JSON value; pass key= to shard_of") from None
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """`K/N` -> (K, N) with 1 <= K <= N; ValueError with a one-line message otherwise."""
-    parts = text.split("/")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError(f"--shard {text!r}: expected K/N, e.g. 2/4")
-    k, n = int(parts[0]), int(parts[1])
-    if n < 1 or not 1 <= k <= n:
-        raise ValueError(f"--shard {text!r}: K must be between 1 and N (N >= 1)")
-    return k, n
-
-
-def shard_of(cells: Sequence[Any], k: int, n: int,
-             key: Callable[[Any], Any] | None = None) -> list[Any]:
-    """The cells shard k of n runs (k counts from 1), in their given order.
-
-    Each cell is identified by key(cell) (default: the cell itself), which
-    must be a JSON value such as run.py's "workload/allocator/Nt" string. The
-    distinct keys are sorted and dealt round-robin, so for a given cell set
-    the shards are deterministic (whatever the input order or process), of
-    sizes differing by at most one, and shards 1..n partition it. Cells with
-    equal keys land in the same shard.
-    """
-    if n < 1 or not 1 <= k <= n:
-        raise ValueError(f"shard {k}/{n}: K must be between 1 and N (N >= 1)")
-    identify = (lambda c: canonical_key(key(c))) if key else canonical_key
-    keys = [identify(c) for c in cells]
-    mine = {ident for position, ident in enumerate(sorted(set(keys))) if position % n == k - 1}
-    return [c for c, ident in zip(cells, keys) if ident in mine]
 
 
 # --- merging ----------------------------------------------------------------

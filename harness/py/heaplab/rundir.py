@@ -6,7 +6,6 @@ names and its reading are heaplab.runfolder's.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import pathlib
 import platform
@@ -15,7 +14,7 @@ import sys
 from typing import Any
 
 from . import atomicio, runfolder, summary, tables
-from .runfolder import ENV, RAW, SUMMARY, TABLES_CSV, TABLES_MD, point_latest, utc_stamp
+from .runfolder import RAW, SUMMARY, TABLES_CSV, TABLES_MD
 
 ENV_SCHEMA = "heaplab.env/1"
 

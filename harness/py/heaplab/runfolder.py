@@ -328,7 +328,7 @@ def read_env(folder: pathlib.Path) -> dict[str, Any]:
 
 def load(given: str | os.PathLike[str], warn: bool = True) -> RunFolder:
     """Reads a run folder (see resolve(); a raw.jsonl file given directly
-    too). A gbench folder's reports become documents (heaplab.gbench_docs).
+    too). A gbench folder's reports become documents (heaplab.gbench_reports).
     Raises RunFolderError on anything missing or malformed."""
     path = resolve(given)
     if path.is_file():
@@ -336,8 +336,8 @@ def load(given: str | os.PathLike[str], warn: bool = True) -> RunFolder:
     else:
         folder, raw = path, path / RAW
     if not raw.is_file():
-        from . import gbench_docs  # a gbench folder: reports, not raw.jsonl
-        return RunFolder(path=folder, documents=gbench_docs.documents(folder),
+        from . import gbench_reports  # a gbench folder: reports, not raw.jsonl
+        return RunFolder(path=folder, documents=gbench_reports.documents(folder),
                          env=read_env(folder))
     log = read_raw(raw, warn)
     return RunFolder(path=folder, documents=log.documents, env=read_env(folder), torn=log.torn)

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import catalog as catalog_mod, execution, matrix, merge, programs as programs_mod, suites
+from . import catalog as catalog_mod, execution, matrix, programs as programs_mod, shards, suites
 from .catalog import Catalog, SelectionError
 
 
@@ -72,7 +72,7 @@ class Checked:
 def check(choices: Choices) -> Checked:
     """SelectionError (one line) for input that is bad whatever the runner offers."""
     try:
-        shard = merge.parse_shard(choices.shard) if choices.shard else None
+        shard = shards.parse_shard(choices.shard) if choices.shard else None
     except ValueError as e:
         raise SelectionError(str(e)) from None
     check_timeout(choices.timeout)
@@ -109,7 +109,7 @@ def matrix_plan(choices: Choices, checked: Checked, cat: Catalog, runner: pathli
         workloads = [w for w in workloads if w.kind != programs_mod.KIND_PROGRAM]
     cells = matrix.plan_cells(workloads, allocators, checked.threads, params, checked.seed)
     if checked.shard:
-        cells = merge.shard_of(cells, checked.shard[0], checked.shard[1], key=lambda c: c.label)
+        cells = shards.shard_of(cells, checked.shard[0], checked.shard[1], key=lambda c: c.label)
     for name, pairs in params.items():
         print(f"{who}: {name} with {catalog_mod.format_params(pairs)}", file=sys.stderr)
     options: dict[str, Any] = {
