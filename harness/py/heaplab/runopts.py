@@ -96,7 +96,8 @@ def matrix_plan(choices: Choices, checked: Checked, cat: Catalog, runner: pathli
         programs_mod.ensure_packages(allow_install)
     for b in cat.broken_scripts:
         print(f"{who}: skipping broken script {b.get('error')}", file=sys.stderr)
-    info = execution.allocator_info(cat, allocators)
+    # columns go by NAME for NAME=so:PATH (the cells carry what the runner gets)
+    info = execution.allocator_info(cat, [catalog_mod.alloc_name(a) for a in allocators])
     for a in info:
         if not a["available"]:
             print(f"{who}: {a['reason'] or a['name'] + ': not available'}; not run", file=sys.stderr)
@@ -117,7 +118,5 @@ def matrix_plan(choices: Choices, checked: Checked, cat: Catalog, runner: pathli
         "timeout_s": checked.timeout_s, "workload": choices.workload, "alloc": choices.alloc,
         "shard": choices.shard, "param": list(choices.params), "metric": choices.metric,
         "seed": checked.seed}
-    for a in info:
-        a["name"] = catalog_mod.alloc_name(a["name"])
     return execution.Plan(cells=cells, allocators=info, reps=checked.reps, quick=choices.quick,
                           timeout_s=checked.timeout_s, count_instructions=count, options=options)
