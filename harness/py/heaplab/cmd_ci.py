@@ -11,9 +11,10 @@ new run, `compare --baseline-alloc system`:
   --list-json`; those not installed are reported and left out);
 - one repetition: valgrind's instruction counts of the same binary repeat
   to a few parts per million, so more repetitions would only cost time.
-  Under valgrind each cell runs about 50 times slower than natively; the
-  default selection of 14 workloads on 5 allocators (70 cells) took 2 min
-  55 s on the 2-core development VM.
+  Under valgrind each cell runs about 50 times slower than natively: 14
+  workloads on system, heaplab, mimalloc, jemalloc and tcmalloc (70 cells)
+  took 2 min 55 s on the 2-core development VM; the runner's default list
+  also holds heaplab-nocache (14 cells more).
 
 Output, under --out (default results/ci/): the new run folder in runs/,
 summary.md and summary.json (compare's Markdown and "heaplab.compare/1"

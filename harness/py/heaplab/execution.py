@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from . import atomicio, matrix, paths, programs as programs_mod, rundir, runfolder, runner as runner_mod, tables
+from . import atomicio, matrix, paths, programs as programs_mod, rundir, runfolder, tables
 from .catalog import Catalog
 from .progress import Progress
 from .summary import plan_json
@@ -115,7 +115,7 @@ class _Reporter:
         self.said: set[str] = set()
 
     def failure(self, doc: dict[str, Any], label: str, rep: int) -> None:
-        failure = runner_mod.failure_label(doc)
+        failure = runfolder.failure_label(doc)
         message = doc.get("error") or failure
         if doc.get("status") == "error":
             if message in self.said:
@@ -130,7 +130,7 @@ class _Reporter:
 def result_text(doc: dict[str, Any]) -> str:
     """A document's figure for the progress line."""
     if doc.get("status") != "ok":
-        return runner_mod.failure_label(doc)
+        return runfolder.failure_label(doc)
     metric = (doc.get("metrics") or {}).get(doc.get("primary") or "") or {}
     value = metric.get("value")
     if not isinstance(value, (int, float)):

@@ -20,8 +20,7 @@ from . import fmt, published, stats
 from .catalog import TOUCH, TOUCH_NAMES, format_params
 from .published import (LAYOUT_ALLOCATOR_ROWS, ROLE_ALLOCATOR, ROLE_REFERENCE, Column, Need,
                         PublishedTable, Row, metric_value, reference_allocators, with_phase_field)
-from .runfolder import key_of
-from .runner import failure_label
+from .runfolder import Failure, key_of
 
 HOLDS = "holds"
 DIFFERS = "differs"
@@ -116,7 +115,7 @@ def measured_from_documents(docs: Iterable[Mapping[str, Any]], needs: Iterable[N
     for need in needs:
         cell_docs = by_cell.get((need.workload, need.threads, need.allocator), [])
         values = [v for v in (metric_value(d, need.metric) for d in cell_docs) if v is not None]
-        failures = [failure_label(dict(d)) for d in cell_docs if d.get("status") != "ok"]
+        failures = [Failure.of(d).label for d in cell_docs if d.get("status") != "ok"]
         found = stats.spread(values)
         if found is not None:
             out[need] = {"median": found.median, "min": found.min, "max": found.max, "n": found.n}

@@ -132,6 +132,43 @@ def stamp(doc: dict[str, Any], key: CellKey, rep: int) -> dict[str, Any]:
     return doc
 
 
+# ----------------------------------------------------------------- failures
+
+def failure_label(doc: Mapping[str, Any]) -> str:
+    """How a failed document reads in a table cell."""
+    if doc.get("cell_label"):
+        return str(doc["cell_label"])
+    status = doc.get("status")
+    if status == "crashed":
+        if doc.get("signal"):
+            return f"crashed ({doc['signal']})"
+        return f"crashed (exit {doc.get('exit_code')})"
+    if status == "timeout":
+        return "timeout"
+    if status == "error":
+        return "error"
+    return str(status)
+
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A repetition that gave no figures: its number, status ("crashed",
+    "timeout", "error", ...), how a table cell says it, and the runner's
+    error message."""
+    rep: Any
+    status: Any
+    label: str
+    error: Any
+
+    @classmethod
+    def of(cls, doc: Mapping[str, Any]) -> "Failure":
+        return cls(doc.get("rep"), doc.get("status"), failure_label(doc), doc.get("error"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rep": self.rep, "status": self.status, "label": self.label, "error": self.error}
+
+
 # ----------------------------------------------------------------- machines
 
 # The env keys that say which machine a document came from: timings taken on

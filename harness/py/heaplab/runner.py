@@ -20,6 +20,7 @@ from typing import Any
 
 from . import instructions as instructions_mod
 from .matrix import Cell
+from .runfolder import failure_label  # noqa: F401  (how a failed document reads)
 
 RUN_SCHEMA = "heaplab.run/1"
 # The runner's exit status for bad command-line input (no document printed).
@@ -64,22 +65,6 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def failure_label(doc: dict[str, Any]) -> str:
-    """How a failed document reads in a table cell."""
-    if doc.get("cell_label"):
-        return str(doc["cell_label"])
-    status = doc.get("status")
-    if status == "crashed":
-        if doc.get("signal"):
-            return f"crashed ({doc['signal']})"
-        return f"crashed (exit {doc.get('exit_code')})"
-    if status == "timeout":
-        return "timeout"
-    if status == "error":
-        return "error"
-    return str(status)
 
 
 def _tail(text: str) -> str:

@@ -12,8 +12,7 @@ from typing import Any, Iterable, Sequence
 
 from . import stats
 from .matrix import Cell
-from .runfolder import CellKey, key_of
-from .runner import failure_label
+from .runfolder import CellKey, Failure, key_of
 
 SUMMARY_SCHEMA = "heaplab.summary/1"
 BASELINE = "system"
@@ -91,8 +90,7 @@ def _collect(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int, str], _Acc]
             continue
         acc = accs.setdefault((*key.row, key.allocator), _Acc())
         if doc.get("status") != STATUS_OK:
-            acc.failures.append({"rep": doc.get("rep"), "status": doc.get("status"),
-                                 "label": failure_label(doc), "error": doc.get("error")})
+            acc.failures.append(Failure.of(doc).to_json())
             continue
         acc.primary = acc.primary or doc.get("primary")
         for name, path in DOC_FIGURES.items():
