@@ -7,7 +7,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from . import draw_run
+from . import CHART_MODULES, draw_run
 from .rundata import RunError
 
 
@@ -18,14 +18,22 @@ def main(argv: list[str] | None = None) -> int:
                     "(PNG and SVG, written into the folder).")
     parser.add_argument("run_dir", type=Path,
                         help="a run folder holding raw.jsonl (results/runs/<id>)")
+    parser.add_argument("--only", metavar="NAME,...",
+                        help="these chart families only (" + ", ".join(CHART_MODULES) + ")")
     args = parser.parse_args(argv)
+    only = tuple(n.strip() for n in args.only.split(",")) if args.only else None
+    unknown = [n for n in only or () if n not in CHART_MODULES]
+    if unknown:
+        print(f"plots: error: unknown chart family {', '.join(unknown)}; families: "
+              f"{', '.join(CHART_MODULES)}", file=sys.stderr)
+        return 2
     if importlib.util.find_spec("matplotlib") is None:
         print(f"plots: error: matplotlib is not installed for {sys.executable};"
               f" run /usr/bin/python3 -m plots (Debian's python3-matplotlib)",
               file=sys.stderr)
         return 1
     try:
-        paths = draw_run(args.run_dir)
+        paths = draw_run(args.run_dir, only)
     except RunError as exc:
         print(f"plots: error: {exc}", file=sys.stderr)
         return 1

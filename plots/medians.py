@@ -19,6 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
+from heaplab import fmt
+
 from . import style
 from .rundata import Cell, Metric, Run, Spread, cells
 
@@ -167,7 +169,7 @@ def _category_label(chart: MedianChart, category: Category) -> str:
     unit = f" {chart.metric.unit}" if chart.metric and chart.metric.unit else ""
     if base is None:
         return f"{text}\n({chart.baseline}: {chart.gap_label(category, chart.baseline)})"
-    return f"{text}\n({chart.baseline}: {style.format_value(base.median)}{unit})"
+    return f"{text}\n({chart.baseline}: {fmt.grouped(base.median)}{unit})"
 
 
 def _draw_bar(ax: Axes, x: float, bar_width: float, name: str,
@@ -176,7 +178,7 @@ def _draw_bar(ax: Axes, x: float, bar_width: float, name: str,
     """One allocator's bar: from 1 to the ratio of medians, a tick at the
     ratio, min-max whiskers and a label with the ratio (and any failed
     repetitions). Returns the whiskers' ends."""
-    ratio, lo, hi = stats.median / base, stats.lo / base, stats.hi / base
+    ratio, lo, hi = stats.median / base, stats.min / base, stats.max / base
     colour = style.colour_for(name)
     ax.bar(x, ratio - 1.0, bottom=1.0, width=bar_width * 0.92, color=colour,
            alpha=0.85)
@@ -263,4 +265,4 @@ def draw(chart: MedianChart, machine: str) -> Figure:
 def figures(run: Run) -> Iterator[tuple[str, Figure]]:
     """(file stem, figure) for every medians chart the run allows."""
     for chart in collect(run):
-        yield chart.stem, draw(chart, run.machine())
+        yield chart.stem, draw(chart, run.sizes_note() + run.machine())

@@ -207,7 +207,7 @@ def collect(run: Run, workload: str, threads: int | None) -> PhaseSeries | None:
     for name in names:
         stats = [phase_cells[name].stats() for phase_cells in per_phase]
         table.series[name] = [s.median if s else None for s in stats]
-        table.spread[name] = [(s.lo, s.hi) if s else None for s in stats]
+        table.spread[name] = [(s.min, s.max) if s else None for s in stats]
         first = per_phase[0][name]
         note = first.failure_note() if first.values else first.gap_label()
         if note:
@@ -231,11 +231,15 @@ def figures(run: Run) -> Iterator[tuple[str, Figure]]:
                 f" \u2014 {describe}" if describe else "")
             peak_note = ("; peak = highest RSS above start"
                          if table.phases[-1] == PEAK else "")
+            unwritten = (" Its blocks are never written (touch=none): RSS holds only the pages "
+                         "the allocator itself touched, so the live bytes may lie far above the "
+                         "bars." if run.touch_of(workload) == "none" else "")
             subtitle = (f"Working set above the process's size at the start "
                         f"(MB = 10\u2076 bytes), one process per allocator; "
                         f"{style.spread_phrase(table.runs, 'bars', 'whiskers')}"
                         f"; dashed: live bytes requested"
-                        f"{peak_note}. {run.absent_note()}{run.machine()}")
+                        f"{peak_note}.{unwritten} {run.sizes_note(workload)}"
+                        f"{run.absent_note()}{run.machine()}")
             yield (style.file_stem("memory-phases", workload, *suffix),
                    draw(table.phases, table.series, table.live, title,
                         subtitle=subtitle, spread=table.spread,

@@ -9,13 +9,14 @@ repetition is drawn as it was sampled.
 
 from __future__ import annotations
 
-import statistics
 from typing import Iterator
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
+
+from heaplab import stats
 
 from . import style
 from .rundata import Doc, Run
@@ -36,14 +37,36 @@ def _number(value: object) -> float | None:
     return None
 
 
+# a phase's length under each x axis, to place its end
+PHASE_LENGTH = {"ops": "ops", "t_ns": "elapsed_ns"}
+
+
+def _phase_ends(doc: Doc, x_key: str, y_key: str) -> list[tuple[float, float]]:
+    """(x, y) at the end of each phase: the workload measures each phase's
+    end itself, and the last one (after a trim, say) may come after the
+    last sample."""
+    length = PHASE_LENGTH.get(x_key)
+    result, at = [], 0.0
+    for phase in doc.phases:
+        step = _number(phase.get(length)) if length else None
+        if step is None:
+            return []   # a phase without its length: its end cannot be placed
+        at += step
+        y = _number(phase.get(y_key))
+        if y is not None:
+            result.append((at, y))
+    return result
+
+
 def _points(doc: Doc, x_key: str, y_key: str) -> list[tuple[float, float]]:
-    """(x, y) of a document's samples that have both figures."""
+    """(x, y) of a document's samples that have both figures, and of its
+    phases' ends, in x order (a sample before a phase end at the same x)."""
     result = []
     for sample in doc.samples:
         x, y = _number(sample.get(x_key)), _number(sample.get(y_key))
         if x is not None and y is not None:
             result.append((x, y))
-    return result
+    return sorted(result + _phase_ends(doc, x_key, y_key), key=lambda point: point[0])
 
 
 def _uses_ops(docs: list[Doc]) -> bool:
@@ -57,9 +80,9 @@ def _median_line(series: list[list[tuple[float, float]]]
     xs = [x for x, _ in series[0]]
     if any([x for x, _ in s] != xs for s in series[1:]):
         return None
-    columns = [[s[i][1] for s in series] for i in range(len(xs))]
-    return (xs, [statistics.median(c) for c in columns],
-            [min(c) for c in columns], [max(c) for c in columns])
+    columns = [stats.spread(s[i][1] for s in series) for i in range(len(xs))]
+    return (xs, [c.median for c in columns if c], [c.min for c in columns if c],
+            [c.max for c in columns if c])
 
 
 def _draw_allocator(ax: Axes, name: str, docs: list[Doc], x_key: str,
@@ -96,8 +119,9 @@ def _draw_live(ax: Axes, docs: list[Doc], x_key: str, x_scale: float,
             for x, y in _points(doc, x_key, "live_bytes"):
                 by_x.setdefault(x, []).append(y)
         xs = sorted(by_x)
+        medians = [stats.spread(by_x[x]) for x in xs]
         ax.plot([x / x_scale for x in xs],
-                [statistics.median(by_x[x]) / BYTES_PER_MB for x in xs],
+                [m.median / BYTES_PER_MB for m in medians if m],
                 color=style.REFERENCE_COLOUR, linestyle="dashed",
                 linewidth=LIVE_WIDTH, label="live bytes requested")
         return
@@ -161,9 +185,10 @@ def draw_workload(run: Run, workload: str, threads: int | None,
         f" \u2014 {describe}" if describe else "")
     how = (style.spread_phrase(reps, "line", "band") if by_ops else f"{style.count_phrase(reps)} per allocator, each "
            f"drawn as sampled")
-    subtitle = (f"RSS sampled while the workload ran (MB = 10\u2076 bytes), "
-                f"one process per run; {how}. {run.absent_note()}"
-                f"{run.machine()}")
+    ends = ", and at each phase's end" if any(_phase_ends(d, x_key, "rss_bytes") for d in sampled) else ""
+    subtitle = (f"RSS sampled while the workload ran{ends} (MB = 10\u2076 "
+                f"bytes), one process per run; {how}. {run.sizes_note(workload)}"
+                f"{run.absent_note()}{run.machine()}")
     style.set_titles(fig, ax, title, subtitle)
     style.legend_outside(ax)
     return fig

@@ -9,22 +9,21 @@ is filled in from the same workload's other documents.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
-import statistics
 import sys
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from heaplab import gbench_reports, rawlog, runfolder, stats
+
 RAW_FILE = "raw.jsonl"
 ENV_FILE = "env.json"
 SCHEMA_FAMILY = "heaplab.run/"
 SCHEMA = "heaplab.run/1"
 OK = "ok"
-CELL_THREADS = re.compile(r"/(\d+)t$")
 
 
 class RunError(Exception):
@@ -59,27 +58,17 @@ class Doc:
     # what the run wrote into each block ("none", "first", "pages", "all");
     # None for a workload without the parameter (scripts)
     touch: str | None = None
+    # the parameters it ran with (its sizes among them)
+    params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.status == OK
 
 
-@dataclass(frozen=True)
-class Spread:
-    """Median, min and max of the repetitions of one cell."""
-    median: float
-    lo: float
-    hi: float
-    n: int
-
-
-def spread(values: Iterable[float]) -> Spread | None:
-    """The spread of every value given (no filtering); None when empty."""
-    data = list(values)
-    if not data:
-        return None
-    return Spread(statistics.median(data), min(data), max(data), len(data))
+# the spread of a cell's repetitions: median, min, max, n (heaplab.stats)
+Spread = stats.Spread
+spread = stats.spread
 
 
 @dataclass
@@ -137,6 +126,8 @@ class Run:
     planned: list[str] = field(default_factory=list)
     # allocator name -> why it could not run (not installed)
     unavailable: dict[str, str] = field(default_factory=dict)
+    # True for quick sizes, False for full ones, None when the run does not say
+    quick: bool | None = None
 
     def machine(self) -> str:
         return machine_line(self.env)
@@ -167,6 +158,19 @@ class Run:
         its blocks had written into them (`touch=first`) where it says."""
         touch = next((d.touch for d in self.docs if d.workload == workload and d.touch), None)
         return f"{workload} (touch={touch})" if touch else workload
+
+    def sizes_note(self, workload: str | None = None) -> str:
+        """'Quick sizes ran: count=30000, rounds=8. ' for chart subtitles: a
+        workload's description gives its full sizes, this says what ran."""
+        which = {True: "Quick sizes", False: "Full sizes", None: "Sizes"}[self.quick]
+        params = next((d.params for d in self.docs if d.workload == workload and d.params), None)
+        shown = {k: v for k, v in (params or {}).items() if k != "touch"}
+        if not shown:
+            return f"{which}. " if self.quick is not None else ""
+        return f"{which} ran: " + ", ".join(f"{k}={v}" for k, v in shown.items()) + ". "
+
+    def touch_of(self, workload: str) -> str | None:
+        return next((d.touch for d in self.docs if d.workload == workload and d.touch), None)
 
     def describe(self, workload: str) -> str:
         for d in self.docs:
@@ -202,6 +206,15 @@ def _name_of(value: Any, what: str, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise RunError(f"{where}: document has no {what} name")
     return value
+
+
+def _allocator_of(raw: Mapping[str, Any], where: str) -> str:
+    """The allocator's name as the driver keyed the cell (NAME of
+    NAME=so:PATH), checked to be there."""
+    _name_of(raw.get("allocator"), "allocator", where)
+    key = runfolder.key_of(raw)
+    assert key is not None
+    return key.allocator
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -260,21 +273,6 @@ def _list_of_objects(value: Any) -> tuple[Mapping[str, Any], ...]:
     return tuple(v for v in value if isinstance(v, Mapping))
 
 
-def _threads_of(raw: Mapping[str, Any], workload: Any) -> int | None:
-    if isinstance(workload, Mapping) and _int_or_none(workload.get("threads")):
-        return _int_or_none(workload.get("threads"))
-    if _int_or_none(raw.get("threads")):
-        return _int_or_none(raw.get("threads"))
-    cell = raw.get("cell")
-    if isinstance(cell, Mapping):
-        return _int_or_none(cell.get("threads"))
-    if isinstance(cell, str):
-        # run.py's cell key: "workload/allocator/<threads>t"
-        match = CELL_THREADS.search(cell)
-        return int(match.group(1)) if match else None
-    return None
-
-
 def parse_doc(raw: Any, where: str, line: int) -> Doc:
     """One document; RunError (naming `where`) when it is not one."""
     if not isinstance(raw, Mapping):
@@ -297,8 +295,8 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
         workload=_name_of(workload, "workload", where),
         group=group if isinstance(group, str) else "",
         describe=describe if isinstance(describe, str) else "",
-        threads=_threads_of(raw, workload),
-        allocator=_name_of(raw.get("allocator"), "allocator", where),
+        threads=runfolder.threads_of(raw),
+        allocator=_allocator_of(raw, where),
         status=_status_label(raw),
         rep=_int_or_none(raw.get("rep")),
         metric=metric,
@@ -308,6 +306,8 @@ def parse_doc(raw: Any, where: str, line: int) -> Doc:
         process=raw.get("process") if isinstance(raw.get("process"), Mapping) else {},
         env=raw.get("env") if isinstance(raw.get("env"), Mapping) else {},
         touch=touch if isinstance(touch, str) else None,
+        params=workload.get("params") if isinstance(workload, Mapping)
+        and isinstance(workload.get("params"), Mapping) else {},
     )
 
 
@@ -335,19 +335,6 @@ def _fill_in(docs: list[Doc]) -> list[Doc]:
             else (next(iter(only)) if len(only) == 1 else None),
         ))
     return filled
-
-
-def _read_env_json(folder: Path) -> dict[str, Any]:
-    path = folder / ENV_FILE
-    if not path.exists():
-        return {}
-    try:
-        env = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunError(f"{path}: not readable JSON ({exc})") from None
-    if not isinstance(env, dict):
-        raise RunError(f"{path}: not a JSON object")
-    return env
 
 
 def _machine(env_json: Mapping[str, Any], docs: list[Doc]) -> dict[str, Any]:
@@ -381,35 +368,39 @@ def _planned_allocators(env_json: Mapping[str, Any]
 
 
 def load_run(folder: Path) -> Run:
-    """Reads folder/raw.jsonl (and env.json); RunError on anything unreadable."""
+    """Reads folder/raw.jsonl (and env.json) through heaplab.runfolder;
+    RunError on anything unreadable. A torn last line (a run that stopped
+    while writing) is left out and said on stderr."""
     folder = Path(folder)
     if not folder.is_dir():
         raise RunError(f"{folder}: not a folder")
     path = folder / RAW_FILE
+    if not path.is_file() and runfolder.is_run_folder(folder):
+        # a gbench folder: its reports, read as documents
+        try:
+            raws = gbench_reports.documents(folder)
+        except runfolder.RunFolderError as exc:
+            raise RunError(str(exc)) from None
+        docs = [parse_doc(raw, f"{folder}: report document {n}", n)
+                for n, raw in enumerate(raws, start=1)]
+        return Run(folder=folder, docs=_fill_in(docs), env=_machine({}, docs))
     if not path.is_file():
         raise RunError(f"{folder}: no {RAW_FILE} here (not a run folder?)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot be read ({exc})") from None
-    docs: list[Doc] = []
-    lines = text.splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            # the rule of heaplab.rawlog: a run that stopped while writing
-            # (a full disk) leaves at most a torn last line; it is left out
-            if number == len(lines) and not text.endswith("\n"):
-                print(f"plots: {where}: torn last line left out ({exc.msg})", file=sys.stderr)
-                continue
-            raise RunError(f"{where}: not valid JSON ({exc.msg})") from None
-        docs.append(parse_doc(raw, where, number))
+        log = rawlog.read(path)
+    except rawlog.RawLogError as exc:
+        raise RunError(str(exc)) from None
+    if log.torn:
+        print(f"plots: {log.torn}", file=sys.stderr)
+    docs = [parse_doc(raw, f"{path}:{number}", number)
+            for raw, number in zip(log.documents, log.lines)]
     docs = _fill_in(docs)
-    env_json = _read_env_json(folder)
+    try:
+        env_json = runfolder.read_env(folder)
+    except runfolder.RunFolderError as exc:
+        raise RunError(str(exc)) from None
     planned, unavailable = _planned_allocators(env_json)
+    quick = (env_json.get("options") or {}).get("quick") if isinstance(env_json.get("options"), Mapping) else None
     return Run(folder=folder, docs=docs, env=_machine(env_json, docs),
-               planned=planned, unavailable=unavailable)
+               planned=planned, unavailable=unavailable,
+               quick=quick if isinstance(quick, bool) else None)

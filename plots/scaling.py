@@ -55,8 +55,8 @@ def draw_workload(run: Run, workload: str) -> Figure | None:
                                 f"at {t} threads")
                 continue
             mids.append(stats.median)
-            lows.append(stats.median - stats.lo)
-            highs.append(stats.hi - stats.median)
+            lows.append(stats.median - stats.min)
+            highs.append(stats.max - stats.median)
             reps.append(stats.n)
             note = cell.failure_note()
             if note:
@@ -89,7 +89,7 @@ def draw_workload(run: Run, workload: str) -> Figure | None:
     title = f"Thread scaling: {run.label(workload)}" + (f" \u2014 {describe}" if describe else "")
     subtitle = (f"{metric.name if metric else 'primary metric'} at each thread "
                 f"count; {style.spread_phrase(reps, 'points', 'whiskers')}; "
-                f"one process per run. {run.absent_note()}"
+                f"one process per run. {run.sizes_note(workload)}{run.absent_note()}"
                 f"{run.machine()}")
     style.set_titles(fig, ax, title, subtitle)
     style.legend_outside(ax)

@@ -8,9 +8,7 @@ display.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import textwrap
 import zlib
 from pathlib import Path
@@ -21,6 +19,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
+
+from heaplab import atomicio
 
 # Fixed colours for the allocators heaplab knows, so that an allocator looks
 # the same in every chart of every run. Okabe-Ito hues (safe for the common
@@ -162,18 +162,6 @@ def file_stem(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", joined)
 
 
-def format_value(value: float) -> str:
-    """A figure with three significant digits and thousands separators."""
-    magnitude = abs(value)
-    if magnitude >= 1000:
-        return f"{value:,.0f}"
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 10:
-        return f"{value:.1f}"
-    return f"{value:.3g}"
-
-
 def tick_label(value: float, _position: int = 0) -> str:
     """An axis tick: 25, 2.5, 1,400 (no trailing zeros)."""
     return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"
@@ -215,7 +203,6 @@ def runs_phrase(counts: Iterable[int]) -> str:
 
 
 FORMATS = ("png", "svg")
-CHART_FILE_MODE = 0o644
 
 
 def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
@@ -229,23 +216,14 @@ def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[Path]:
 
 
 def _save_one(fig: Figure, out_dir: Path, stem: str, fmt: str) -> Path:
-    """Writes one format through a temporary file in the same folder."""
+    """Writes one format through heaplab's atomic writer."""
     target = out_dir / f"{stem}.{fmt}"
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{fmt}",
-                                    dir=out_dir)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            # no date in the metadata: redrawing a run gives the same files
-            metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-            # "tight" grows the canvas to hold the legend outside the axes
-            fig.savefig(handle, format=fmt, dpi=DPI, metadata=metadata,
-                        bbox_inches="tight", pad_inches=SAVE_PAD_IN)
-        # mkstemp makes the file private; charts are for everyone to read
-        os.chmod(tmp_name, CHART_FILE_MODE)
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    # no date in the metadata: redrawing a run gives the same files
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    # "tight" grows the canvas to hold the legend outside the axes
+    atomicio.write_with(target, lambda handle: fig.savefig(
+        handle, format=fmt, dpi=DPI, metadata=metadata, bbox_inches="tight",
+        pad_inches=SAVE_PAD_IN))
     return target
 
 

@@ -5,7 +5,6 @@ Each end-to-end test runs one workload on two allocators under valgrind
 (a few seconds a run)."""
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
 import shutil
@@ -53,15 +52,15 @@ def test_without_a_baseline_the_run_is_recorded_and_nothing_compared(ci, runner,
 def test_the_summary_names_the_run_folder_this_job_made_even_when_latest_moves(
         ci, runner, tmp_path, monkeypatch):
     # another job sharing the output folder repoints `latest` while this one runs
-    from heaplab import rundir
+    from heaplab import runfolder
     other = tmp_path / "runs" / "99991231-235959"
-    real_point = rundir.point_latest
+    real_point = runfolder.point_latest
 
     def point_then_steal(folder: pathlib.Path) -> None:
         real_point(folder)
         other.mkdir(parents=True, exist_ok=True)
         real_point(other)
-    monkeypatch.setattr(rundir, "point_latest", point_then_steal)
+    monkeypatch.setattr(runfolder, "point_latest", point_then_steal)
     status, _, err = ci("--out", str(tmp_path), "--runner", str(runner), *TINY)
     assert status == 0, err
     _, doc = _summary(tmp_path)
@@ -85,7 +84,7 @@ def test_the_same_code_against_its_own_baseline_is_unchanged_exit_0(ci, runner, 
     cells = doc["against_baseline"]["cells"]
     assert {c["allocator"] for c in cells} == {"system", "heaplab"}
     assert all(c["verdict"] == "unchanged" for c in cells)
-    assert "unchanged" in md and "no significant regression" in md
+    assert "unchanged" in md and "**Verdict: no regression beyond 5%** (exact counts)" in md
     assert md.startswith("# heaplab CI") and "**CI verdict: ok**" in md
     assert doc["verdict"] == "ok"
 
@@ -138,10 +137,9 @@ def test_the_default_selection_is_single_threaded_builtin_and_script_workloads(r
 
 
 def test_the_preset_stands_for_run_quick_instructions_one_repetition(tmp_path):
-    args = argparse.Namespace(no_install=True)
-    ns = cmd_ci.run_namespace(args, pathlib.Path("/bin/true"), "w", "a", tmp_path)
-    assert ns.full is False and ns.metric == "instructions" and ns.reps == "1"
-    assert ns.no_plots is True and ns.out == str(tmp_path)
+    choices = cmd_ci.run_choices("w", "a")
+    assert choices.quick is True and choices.metric == "instructions" and choices.reps == "1"
+    assert choices.workload == "w" and choices.alloc == "a"
 
 
 def _doc(allocator: str, instructions: int) -> dict[str, Any]:
@@ -160,3 +158,14 @@ def test_an_allocator_costlier_than_system_is_information_not_a_ci_regression(tm
     assert "Verdict: regression" not in md
     assert "1 need more instructions than system" in md
     assert "not part of the CI verdict" in md
+
+
+def test_ci_help_lists_the_default_workloads(capsys):
+    from heaplab import cli
+    try:
+        cli.main(["ci", "--help"])
+    except SystemExit:
+        pass
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"The default workloads ({len(cmd_ci.DEFAULT_WORKLOADS)}):" in out
+    assert all(name in out for name in cmd_ci.DEFAULT_WORKLOADS)

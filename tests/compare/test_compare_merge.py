@@ -114,7 +114,7 @@ def test_a_merged_folder_has_the_summary_and_tables_of_the_unsharded_run(tmp_pat
     code, out, err = cli(merge, *shards, "--out", tmp_path / "merged")
     assert code == 0, err
     for name in ("summary.json", "tables.md", "tables.csv"):
-        assert (tmp_path / "merged" / name).read_text() == (whole / name).read_text(), name
+        assert (tmp_path / "merged" / "latest" / name).read_text() == (whole / name).read_text(), name
     assert (whole / "tables.md").read_text().strip() in out
 
 
@@ -130,9 +130,12 @@ def test_merge_reports_what_it_did(tmp_path, fixtures, cli):
     shards = split_into_shards(fixtures / "base", tmp_path, 2)
     code, out, _ = cli(merge, *shards, "--out", tmp_path / "merged")
     assert code == 0
+    # --out is the parent of the merged run folder, as for `run --out`
+    folder = (tmp_path / "merged" / "latest").resolve()
+    assert folder.parent == tmp_path / "merged" and folder.name.endswith("-merge")
     assert out.strip().splitlines()[-1] == (f"merged 2 run folders: 81 documents, 9 cells, "
-                                            f"0 duplicates dropped -> {tmp_path / 'merged'}")
-    provenance = json.loads((tmp_path / "merged" / "merge.json").read_text())
+                                            f"0 duplicates dropped -> {folder}")
+    provenance = json.loads((folder / "merge.json").read_text())
     assert provenance["schema"] == "heaplab.merge/1" and provenance["documents"] == 81
 
 
@@ -170,7 +173,7 @@ def test_force_merges_timings_from_different_machines(tmp_path, fixtures, cli):
     b_shards = split_into_shards(fixtures / "other-machine", tmp_path / "b", 2)
     code, _, _ = cli(merge, a_shards[0], b_shards[1], "--out", tmp_path / "merged", "--force")
     assert code == 0
-    assert json.loads((tmp_path / "merged" / "merge.json").read_text())["forced"] is True
+    assert json.loads((tmp_path / "merged" / "latest" / "merge.json").read_text())["forced"] is True
     # compare still sees the mixture and refuses timings from it
     code, _, err = cli(compare, fixtures / "base", tmp_path / "merged")
     assert code == 2 and "different machines" in err

@@ -244,3 +244,84 @@ def test_real_heaplab_gbench_fills_a_table(tmp_path):
     assert [r["benchmark"] for r in summary["rows"]] == ["pair/64"]
     for alloc in ("system", "heaplab"):
         assert cell(summary, "pair/64", alloc)["n"] == 2
+
+
+# --- the build, the allocator list, and the folder read back (issues #17, #18)
+
+FAKE_CMAKE = """#!{python}
+import pathlib, sys
+with open({log!r}, "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\\n")
+"""
+
+
+def test_a_configured_build_is_always_built_again(tmp_path, monkeypatch):
+    """A source change must be measured: the binary being there is no reason
+    to skip `cmake --build` (incremental, so nearly free when nothing changed)."""
+    build = fake_build(tmp_path)
+    (build / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    log = tmp_path / "cmake.log"
+    cmake = tools / "cmake"
+    cmake.write_text(FAKE_CMAKE.format(python=sys.executable, log=str(log)))
+    cmake.chmod(cmake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    assert gbench.ensure_binary(build) == build / gbench.BINARY
+    assert log.read_text().split() == ["--build", str(build), "--target", gbench.BINARY, gbench.RUNNER]
+
+
+def fake_runner_beside(build: pathlib.Path, tmp_path: pathlib.Path, monkeypatch) -> None:
+    """heaplab-run next to the binary, listing the driver fixtures' allocators."""
+    driver = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "driver"
+    runner = build / gbench.RUNNER
+    runner.write_text((driver / "fake_runner.py").read_text())
+    runner.chmod(runner.stat().st_mode | stat.S_IXUSR)
+    config = tmp_path / "fake.json"
+    config.write_text(json.dumps({"list": json.loads((driver / "list.json").read_text())}))
+    monkeypatch.setenv("FAKE_RUNNER_CONFIG", str(config))
+
+
+def test_an_unknown_allocator_is_refused_before_a_run_folder_exists(tmp_path, capsys, monkeypatch):
+    build = fake_build(tmp_path)
+    fake_runner_beside(build, tmp_path, monkeypatch)
+    out = tmp_path / "runs"
+    rc = gbench.main(parse(["--alloc", "jemaloc", "--build-dir", str(build), "--out", str(out)]))
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unknown allocator 'jemaloc'" in err
+    assert not out.exists()
+
+
+def test_the_default_allocators_are_the_runners(tmp_path, capsys, monkeypatch):
+    build = fake_build(tmp_path)
+    fake_runner_beside(build, tmp_path, monkeypatch)
+    out = tmp_path / "runs"
+    gbench.main(parse(["--build-dir", str(build), "--out", str(out)]))
+    # the fixture runner lists system, heaplab, mimalloc, jemalloc and floor
+    # (floor only when named)
+    assert "gbench: 4 allocator(s)" in capsys.readouterr().err
+
+
+def gbench_folder(tmp_path: pathlib.Path) -> pathlib.Path:
+    folder = tmp_path / "20260101-000000-gbench"
+    folder.mkdir()
+    for name in ("system", "mimalloc"):
+        (folder / f"gbench-{name}.json").write_text(json.dumps(load(name)))
+    return folder
+
+
+def test_compare_reads_a_gbench_run_folder(tmp_path, capsys):
+    from heaplab import cli
+    folder = gbench_folder(tmp_path)
+    rc = cli.main(["compare", str(folder), "--baseline-alloc", "system", "--format", "json"])
+    assert rc in (0, 1), capsys.readouterr().err
+    cells = json.loads(capsys.readouterr().out)["cells"]
+    assert {(c["workload"], c["allocator"]) for c in cells} >= {("pair/16", "mimalloc")}
+
+
+def test_plot_reads_a_gbench_run_folder(tmp_path):
+    from plots.rundata import load_run
+    run = load_run(gbench_folder(tmp_path))
+    assert "pair/16" in run.workloads()
+    assert {d.allocator for d in run.docs} == {"system", "mimalloc"}

@@ -30,7 +30,7 @@ def raw_values(run_dir: Path) -> dict[tuple[str, int, str], list[float]]:
 def test_a_cells_median_min_and_max_come_from_all_three_repetitions(run) -> None:
     # the fixture's heaplab reps of tmalloc-st-64 are 5.62, 4.91, 5.17
     got = cells(run.docs_at("tmalloc-st-64", 1), lambda d: d.value)["heaplab"]
-    assert got.stats() == Spread(median=5.17, lo=4.91, hi=5.62, n=3)
+    assert got.stats() == Spread(median=5.17, min=4.91, max=5.62, n=3)
 
 
 def test_every_cells_median_matches_the_median_of_its_raw_values(run, run_dir) -> None:

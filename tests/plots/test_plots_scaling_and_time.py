@@ -41,3 +41,25 @@ def test_memory_over_time_has_a_line_per_allocator_and_a_live_line(run) -> None:
 
 def test_workloads_without_samples_have_no_memory_time_chart(run) -> None:
     assert memory_time.draw_workload(run, "tmalloc-st-64", 1, "") is None
+
+
+def test_memory_over_time_draws_the_last_phase_after_the_last_sample(tmp_path):
+    """A trim at the end is measured at its phase's end, after the last
+    sample: the line must end there, not at the sample before the trim."""
+    import json
+    from plots import memory_time, style
+    from plots.rundata import load_run
+    doc = {"schema": "heaplab.run/1", "status": "ok", "workload": {"name": "mot", "threads": 1},
+           "allocator": {"name": "system"}, "primary": "ns", "rep": 1,
+           "metrics": {"ns": {"value": 1.0, "unit": "ns", "better": "lower"}},
+           "samples": [{"ops": 500 * i, "t_ns": 1000 * i, "rss_bytes": 50e6, "live_bytes": 9e6}
+                       for i in range(1, 5)],
+           "phases": [{"name": "churned", "ops": 1500, "elapsed_ns": 1500, "rss_bytes": 50e6,
+                       "live_bytes": 9e6},
+                      {"name": "trimmed", "ops": 500, "elapsed_ns": 500, "rss_bytes": 21e6,
+                       "live_bytes": 9e6}]}
+    (tmp_path / "raw.jsonl").write_text(json.dumps(doc) + "\n")
+    with style.chart_style():
+        fig = memory_time.draw_workload(load_run(tmp_path), "mot", 1, "")
+    rss = fig.axes[0].get_lines()[0]
+    assert list(rss.get_xdata())[-1] == 2000 and list(rss.get_ydata())[-1] == 21.0

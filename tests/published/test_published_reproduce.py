@@ -199,7 +199,7 @@ def test_markdown_keeps_the_published_layout_and_marks_suspect_rows():
     table_lines = [line for line in text.splitlines()
                    if line.startswith("| ") and not line.startswith("| ---")]
     assert table_lines[0].startswith("| row | toy → heaplab | toy without caches → heaplab-nocache | system |")
-    assert table_lines[1].startswith("| small | published 5 (0.25×) · here 6.00 [5.40–6.60] (0.20×)")
+    assert table_lines[1].startswith("| small | published 5 (×0.25) · here 6.00 [5.40–6.60] (×0.20)")
     assert "no system figure (suspect, see notes)" in table_lines[2]
     assert "1. SUSPECT FIGURE — the second row's toy figure was taken wrongly" in text
     assert "toy faster than system: published yes, here yes — holds" in table_lines[1]

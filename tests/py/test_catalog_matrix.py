@@ -4,6 +4,7 @@ import json
 import pytest
 
 from heaplab import catalog, matrix
+from heaplab.runfolder import CellKey
 
 
 @pytest.fixture
@@ -30,8 +31,10 @@ def test_allocators_keep_the_order_asked_and_accept_globs(cat):
     assert catalog.select_allocators(cat, "*malloc,system") == ["mimalloc", "jemalloc", "system"]
 
 
-def test_so_allocators_pass_through(cat):
-    assert catalog.select_allocators(cat, "so:/opt/x.so") == ["so:/opt/x.so"]
+def test_so_allocators_pass_through(cat, tmp_path):
+    lib = tmp_path / "x.so"
+    lib.write_bytes(b"")
+    assert catalog.select_allocators(cat, f"so:{lib}") == [f"so:{lib}"]
 
 
 def test_unknown_allocator_is_one_line_listing_what_exists(cat):
@@ -90,7 +93,8 @@ def test_repetitions_are_interleaved_across_cells(cat):
 
 def test_cell_key_names_workload_allocator_and_threads(cat):
     cell = matrix.plan_cells(cat.workloads[1:2], ["mimalloc"], [])[0]
-    assert cell.key == "tmalloc-mt-64/mimalloc/2t"
+    assert cell.label == "tmalloc-mt-64/mimalloc/2t"
+    assert cell.key == CellKey("tmalloc-mt-64", 2, "mimalloc")
 
 
 @pytest.mark.parametrize("spec,says", [("1,,2", "empty entry"), ("100000", "[1, 1024]"),

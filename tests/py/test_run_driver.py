@@ -127,7 +127,7 @@ def test_a_cell_that_crashes_only_sometimes_keeps_its_good_values(fake):
 
 
 def test_a_hanging_cell_times_out_once_and_is_not_retried(fake):
-    proc, folder, calls = fake(["run", "--reps", "2", "--workload", "tmalloc-st-64", "--timeout", "1",
+    proc, folder, calls = fake(["run", "--reps", "2", "--workload", "tmalloc-st-64", "--timeout", "5",
                                 "--no-plots"], behaviour={"tmalloc-st-64/heaplab": "hang"})
     assert proc.returncode == 1
     assert [c[c.index("--alloc") + 1] for c in calls].count("heaplab") == 1
@@ -181,12 +181,19 @@ def test_ctrl_c_or_sigterm_keeps_finished_cells_and_exits_130(fake, how):
     (["--param", "pairs=lots"], "--param pairs=lots: 'lots' is not a whole number"),
     (["--param", "pairs"], "--param 'pairs': expected KEY=VALUE"),
     (["--param", "pairs=0"], "--param pairs=0: tmalloc-st-64 takes pairs from 1 to"),
+    (["--threads", "100000"], "--threads: '100000' is not a thread count in [1, 1024]"),
+    (["--threads", "1,,2"], "--threads: '1,,2' has an empty entry"),
+    (["--alloc", "so:/nonexistent.so"], "--alloc so:/nonexistent.so: /nonexistent.so: no such library file"),
+    (["--alloc", "my lib=so:/nonexistent.so"], "NAME in NAME=so:PATH must be letters"),
+    (["--alloc", "heaplab=so:/bin/true"], "'heaplab' is already an allocator's name"),
+    (["--seed", "-1"], "--seed: '-1' is not a whole number >= 0"),
 ])
-def test_bad_input_is_one_line_and_exit_2(fake, args, named):
+def test_bad_input_is_one_line_and_exit_2(fake, tmp_path, args, named):
     proc, folder, calls = fake(["run", *args, "--no-plots"])
     assert proc.returncode == 2
     assert named in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    assert calls == []
+    # refused before anything runs: no runner process, no run folder
+    assert calls == [] and not (tmp_path / "runs").exists()
 
 
 def test_list_shows_allocators_workloads_and_broken_scripts(fake):
@@ -206,5 +213,74 @@ def test_list_shows_allocators_workloads_and_broken_scripts(fake):
 def test_plot_refuses_a_folder_that_is_not_a_run(tmp_path, repo_root):
     proc = subprocess.run([sys.executable, str(repo_root / "run.py"), "plot", str(tmp_path)],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.returncode == 1
-    assert proc.stderr.strip() == f"plots: {tmp_path} is not a run folder (no raw.jsonl)"
+    # bad input: the exit status compare gives it (2), in one line
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert f"{tmp_path}: not a run folder (no raw.jsonl" in proc.stderr
+
+
+# --- seeds, named libraries, interrupted runs, sizes, folders by their parent (issue #17)
+
+def test_seed_goes_to_every_runner_process(fake):
+    proc, folder, calls = fake(["run", "--workload", "tmalloc-st-64", "--alloc", "system",
+                                "--reps", "2", "--seed", "3", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    assert calls and all(c[c.index("--seed") + 1] == "3" for c in calls)
+    assert json.loads((folder / "env.json").read_text())["options"]["seed"] == 3
+
+
+def test_a_named_so_library_runs_as_given_and_is_called_by_its_name(fake, tmp_path):
+    lib = tmp_path / "libmine.so"
+    lib.write_bytes(b"")
+    proc, folder, calls = fake(["run", "--workload", "tmalloc-st-64", "--alloc",
+                                f"system,mine=so:{lib}", "--reps", "1", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    # the runner gets NAME=so:PATH; columns, cells and the plan say NAME
+    assert [c[c.index("--alloc") + 1] for c in calls] == ["system", f"mine=so:{lib}"]
+    assert "tmalloc-st-64/mine/1t" in cells(folder)
+    assert [a["name"] for a in json.loads((folder / "env.json").read_text())["plan"]["allocators"]] \
+        == ["system", "mine"]
+    assert "| workload | threads | metric | system | mine |" in proc.stdout
+    assert str(lib) not in (folder / "tables.md").read_text()
+
+
+def test_an_interrupted_run_says_n_per_cell_and_draws_what_finished(fake):
+    proc, folder, calls = fake(["run", "--reps", "2", "--workload", "tmalloc-st-64"],
+                               behaviour={"tmalloc-st-64/mimalloc": "ok-then-interrupt"}, timeout=300)
+    assert proc.returncode == 130
+    md = (folder / "tables.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| tmalloc-st-64 |"))
+    # system and heaplab ran twice; mimalloc's second repetition was Ctrl-C
+    assert " n=1" in row and row.count(" n=") == 1
+    assert "fewer than 2 runs" in md
+    assert any(p.suffix == ".png" for p in folder.iterdir()), "no chart of what finished"
+
+
+def test_tables_say_which_sizes_ran(fake):
+    proc, folder, _ = fake(["run", "--reps", "1", "--workload", "tmalloc-st-64", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    assert "Sizes: quick sizes" in (folder / "tables.md").read_text()
+
+
+def test_compare_and_plot_take_the_parent_of_run_folders(fake, tmp_path, repo_root):
+    proc, folder, _ = fake(["run", "--reps", "1", "--workload", "tmalloc-st-64", "--no-plots"])
+    assert proc.returncode == 0, proc.stderr
+    parent = tmp_path / "runs"
+    cmd = [sys.executable, str(repo_root / "run.py")]
+    compared = subprocess.run(cmd + ["compare", str(parent), str(parent)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert compared.returncode == 0, compared.stderr
+    assert str(folder.resolve()) in compared.stdout   # read through `latest`
+    (parent / "latest").unlink()                      # one run folder and no latest
+    plotted = subprocess.run(cmd + ["plot", str(parent)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert plotted.returncode == 0, plotted.stderr
+
+
+def test_plot_of_a_missing_folder_exits_as_compare_does(tmp_path, repo_root):
+    cmd = [sys.executable, str(repo_root / "run.py")]
+    plotted = subprocess.run(cmd + ["plot", str(tmp_path / "nonexistent")], capture_output=True, text=True)
+    compared = subprocess.run(cmd + ["compare", str(tmp_path / "nonexistent"), "--baseline-alloc",
+                                     "system"], capture_output=True, text=True)
+    assert plotted.returncode == compared.returncode == 2
+    assert len(plotted.stderr.strip().splitlines()) == 1

@@ -170,3 +170,16 @@ def test_parameters_set_for_a_row_show_in_both_tables(run_folder):
     assert "| tmalloc-mt-64 | 2 |" in md   # a row without parameters reads as before
     rows = list(csv.DictReader(io.StringIO(tables.csv_text(result))))
     assert rows[0]["params"] == "pairs=1000, size=32" and rows[1]["params"] == ""
+
+
+def test_a_program_cell_in_nanoseconds_reads_in_seconds():
+    """A program's whole run (177,000,000 ns) reads 0.177 s, not "177M ns"."""
+    doc = {"status": "ok", "cell": "prog-x/system/1t", "primary": "wall_ns",
+           "workload": {"name": "prog-x", "group": "programs", "threads": 1},
+           "allocator": {"name": "system"},
+           "metrics": {"wall_ns": {"value": 177e6, "unit": "ns", "better": "lower"}}}
+    md = tables.markdown(summary.summarize([doc], {"reps": 1, "allocators": [], "rows": []}))
+    row = next(line for line in md.splitlines() if line.startswith("| prog-x |"))
+    assert "wall_ns (s, lower is better)" in row and "| 0.177 |" in row and "177M" not in row
+    assert tables.value_text(177e6, "ns") == "0.177 s"
+    assert tables.value_text(48.6, "ns") == "48.6 ns"

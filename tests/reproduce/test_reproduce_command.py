@@ -73,7 +73,7 @@ def test_plan_of_all_tables_shares_cells_between_tables(runner):
     cat = catalog_mod.load(runner)
     tables = cmd_reproduce.select_tables("all")
     cells, _, _ = cmd_reproduce.plan(tables, cat)
-    keys = [c.key for c in cells]
+    keys = [c.label for c in cells]
     assert len(keys) == len(set(keys))
     assert set(keys) == {f"{s.workload}/{s.allocator}/{s.threads}t"
                          for t in tables for s in published.run_specs(t)}
@@ -198,3 +198,17 @@ def test_chart_series_keeps_published_and_measured_apart():
     assert all(v is None for values in series.values() for v in values)
     assert all(v is None for v in live)
     assert notes["heaplab"] == "not measured"
+
+
+def test_the_redraw_command_in_reproduce_help_exists(capsys):
+    """reproduce --help tells how to redraw a folder's charts; that command
+    must be one run.py has (it named a module that cannot be run)."""
+    from heaplab import cli
+    try:
+        cli.main(["reproduce", "--help"])
+    except SystemExit:
+        pass
+    out = capsys.readouterr().out
+    assert "`./run.py plot RUN_DIR`" in out
+    assert "python -m heaplab" not in out
+    assert "plot" in dict(cli.SUBCOMMANDS)

@@ -1,7 +1,8 @@
 """Atomic file writes and the append-only raw log.
 
-Every derived file (summary.json, tables, env.json) is written to a temporary
-file in the same folder and renamed over the target, so a reader or an
+Every file the driver writes (summary.json, tables, env.json, charts,
+reports) is written to a temporary file in the same folder and renamed over
+the target (write_with), so a reader or an
 interrupted run never sees half a file. raw.jsonl is only ever appended to,
 one line per document, flushed and fsynced before the next cell starts.
 """
@@ -11,7 +12,7 @@ import json
 import os
 import pathlib
 import tempfile
-from typing import Any
+from typing import Any, BinaryIO, Callable
 
 
 # Results are for sharing: files get the mode a plain open() would give
@@ -26,23 +27,32 @@ def shared_mode() -> int:
     return SHARED_MODE & ~mask
 
 
-def write_text(path: pathlib.Path, text: str) -> None:
+def write_with(path: pathlib.Path, fill: Callable[[BinaryIO], None]) -> None:
+    """The one way the driver writes a file: `fill` writes the content into
+    a temporary file in the same folder, which is made durable (fsync) and
+    renamed over `path`, with the mode the user's umask gives. A reader, or
+    an interrupted run, sees the old file or the new one, never half; the
+    temporary file never stays behind, whatever interrupted the write."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, shared_mode())
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            fill(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        # never leave the temporary file behind, whatever interrupted us
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+
+
+def write_text(path: pathlib.Path, text: str) -> None:
+    data = text.encode("utf-8")
+    write_with(path, lambda f: f.write(data))
 
 
 def write_json(path: pathlib.Path, value: Any) -> None:

@@ -106,16 +106,54 @@ def split_list(text: str | None) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+# NAME in NAME=so:PATH[:PREFIX]: what columns and legends call the library
+SO_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")
+SO_NAMED = "="
+
+
+def alloc_name(spec: str) -> str:
+    """The name a --alloc entry's cells and documents go by: NAME for
+    NAME=so:PATH[:PREFIX], the entry itself otherwise."""
+    name, sep, rest = spec.partition(SO_NAMED)
+    return name if sep and rest.startswith(SO_PREFIX) else spec
+
+
+def check_so(spec: str, catalog: Catalog) -> None:
+    """so:PATH[:PREFIX] or NAME=so:PATH[:PREFIX]: SelectionError (one line)
+    when the library file is missing or NAME is not a plain name, before
+    anything runs."""
+    name, sep, rest = spec.partition(SO_NAMED)
+    target = rest if sep else spec
+    if sep:
+        if not name or not set(name) <= SO_NAME_CHARS:
+            raise SelectionError(f"--alloc {spec}: NAME in NAME=so:PATH must be letters, digits "
+                                 f"or ._+- (got '{name}')")
+        if catalog.allocator(name) is not None:
+            raise SelectionError(f"--alloc {spec}: '{name}' is already an allocator's name")
+    path = target[len(SO_PREFIX):].split(":", 1)[0]
+    if not path:
+        raise SelectionError(f"--alloc {spec}: no library path after so:")
+    if not pathlib.Path(path).is_file():
+        raise SelectionError(f"--alloc {spec}: {path}: no such library file")
+
+
+def is_so(spec: str) -> bool:
+    """so:PATH[:PREFIX], named or not."""
+    return spec.startswith(SO_PREFIX) or alloc_name(spec) != spec
+
+
 def select_allocators(catalog: Catalog, spec: str | None) -> list[str]:
-    """Allocator names to run, in the order asked (by default every listed
+    """Allocator entries to run, in the order asked (by default every listed
     one but the baselines that run only when named). Globs are allowed;
-    so:PATH names pass through to the runner."""
+    so:PATH[:PREFIX] and NAME=so:PATH[:PREFIX] pass through to the runner
+    once their library file is there (alloc_name() gives their name)."""
     if not spec:
         return [a.name for a in catalog.allocators if a.default]
     names = [a.name for a in catalog.allocators]
     chosen: list[str] = []
     for pattern in split_list(spec):
-        if pattern.startswith(SO_PREFIX):
+        if is_so(pattern):
+            check_so(pattern, catalog)
             matched = [pattern]
         else:
             matched = [n for n in names if fnmatch.fnmatchcase(n, pattern)]

@@ -7,13 +7,14 @@ new run, `compare --baseline-alloc system`:
 - workloads: by default a fixed list of single-threaded built-in and script
   workloads whose quick sizes are the shortest (program workloads are never
   counted; multi-threaded counts are not deterministic);
-- allocators: system, heaplab, mimalloc, jemalloc, tcmalloc (those not
-  installed are reported and left out);
+- allocators: every one the runner runs by default (`heaplab-run
+  --list-json`; those not installed are reported and left out);
 - one repetition: valgrind's instruction counts of the same binary repeat
   to a few parts per million, so more repetitions would only cost time.
-  Under valgrind each cell runs about 50 times slower than natively; the
-  default selection (14 workloads x 5 allocators = 70 cells) took 2 min
-  55 s on the 2-core development VM.
+  Under valgrind each cell runs about 50 times slower than natively: 14
+  workloads on system, heaplab, mimalloc, jemalloc and tcmalloc (70 cells)
+  took 2 min 55 s on the 2-core development VM; the runner's default list
+  also holds heaplab-nocache (14 cells more).
 
 Output, under --out (default results/ci/): the new run folder in runs/,
 summary.md and summary.json (compare's Markdown and "heaplab.compare/1"
@@ -29,14 +30,13 @@ threshold (instruction counts: no significance test is needed) or failed,
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pathlib
 import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_run, compare, merge, paths
+from . import atomicio, catalog as catalog_mod, compare_render, comparison, execution, paths, runfolder, runopts, tables
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -54,7 +54,6 @@ DEFAULT_WORKLOADS = (
     "memallocpp-locality", "kevy-pair-64", "kevy-churn", "kevy-churn-trim",
     "tmalloc-memory", "memory-over-time",
 )
-DEFAULT_ALLOCATORS = ("system", "heaplab", "mimalloc", "jemalloc", "tcmalloc")
 SUMMARY_MD = "summary.md"
 SUMMARY_JSON = "summary.json"
 RUNS = "runs"
@@ -65,6 +64,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_FAILED_CELLS = execution.EXIT_FAILED_CELLS
 
 
 def ci_root() -> pathlib.Path:
@@ -72,6 +72,8 @@ def ci_root() -> pathlib.Path:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = (f"The default workloads ({len(DEFAULT_WORKLOADS)}): "
+                + ", ".join(DEFAULT_WORKLOADS) + ".")
     p.add_argument("--baseline", metavar="DIR",
                    help="baseline run folder (default OUT/baseline when it exists; "
                         "with none, the run is only recorded)")
@@ -81,10 +83,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="workloads (default: a fixed list of fast single-threaded ones, "
                         "about 3 minutes under valgrind with the default allocators)")
     p.add_argument("--alloc", metavar="NAME,...",
-                   help=f"allocators (default {','.join(DEFAULT_ALLOCATORS)}; "
+                   help=f"allocators (default: every one the runner runs by default; "
                         f"{BASELINE_ALLOC} is the in-run baseline)")
-    p.add_argument("--threshold", type=float, default=compare.DEFAULT_THRESHOLD, metavar="FRACTION",
-                   help=f"smallest relative change that counts (default {compare.DEFAULT_THRESHOLD:g})")
+    p.add_argument("--threshold", type=float, default=comparison.DEFAULT_THRESHOLD, metavar="FRACTION",
+                   help=f"smallest relative change that counts (default {comparison.DEFAULT_THRESHOLD:g})")
     p.add_argument("--update-baseline", action="store_true",
                    help="copy the new run folder to the baseline path afterwards")
     p.add_argument("--no-install", action="store_true", help="never install Debian packages")
@@ -114,13 +116,10 @@ def multi_threaded(cat: catalog_mod.Catalog, spec: str) -> list[str]:
     return [w.name for w in catalog_mod.select_workloads(cat, spec) if not single_threaded(w)]
 
 
-def run_namespace(args: argparse.Namespace, runner: pathlib.Path, workloads: str, allocs: str,
-                  runs_dir: pathlib.Path) -> argparse.Namespace:
-    """The `run.py run` options this preset stands for."""
-    return argparse.Namespace(
-        full=False, workload=workloads, alloc=allocs, reps=REPS, threads=None,
-        out=str(runs_dir), timeout=None, no_install=args.no_install, no_plots=True,
-        runner=str(runner), shard=None, metric=METRIC, param=[])
+def run_choices(workloads: str, allocs: str | None) -> runopts.Choices:
+    """The matrix this preset stands for: `run --quick --metric instructions
+    --reps 1` on its selection (no charts are drawn)."""
+    return runopts.Choices(quick=True, workload=workloads, alloc=allocs, reps=REPS, metric=METRIC)
 
 
 def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:
@@ -140,44 +139,44 @@ def copy_baseline(folder: pathlib.Path, baseline: pathlib.Path) -> None:
         shutil.rmtree(retired)
 
 
-def allocators_markdown(allocators: compare.Comparison) -> str:
+def allocators_markdown(allocators: comparison.Comparison) -> str:
     """compare's Markdown of the allocators against system, its closing
     verdict replaced: an allocator needing more instructions than system is
     information about allocators, not a regression of this change."""
-    text = compare.to_markdown(allocators).rstrip("\n")
-    verdict = compare.verdict_line(allocators)
+    text = compare_render.to_markdown(allocators).rstrip("\n")
+    verdict = compare_render.verdict_line(allocators)
     if text.endswith(verdict):
         text = text[: -len(verdict)].rstrip("\n")
     counts = allocators.counts()
     told = ", ".join(f"{counts[code]} {word}" for code, word in (
-        (compare.SLOWER, f"need more instructions than {BASELINE_ALLOC}"),
-        (compare.FASTER, "need fewer"), (compare.UNCHANGED, f"within {allocators.threshold:.0%}"),
-        (compare.NEW_FAILED, "failed")) if counts[code])
+        (comparison.SLOWER, f"need more instructions than {BASELINE_ALLOC}"),
+        (comparison.FASTER, "need fewer"), (comparison.UNCHANGED, f"within {allocators.threshold:.0%}"),
+        (comparison.NEW_FAILED, "failed")) if counts[code])
     return (f"{text}\n\nAllocators against {BASELINE_ALLOC} (information, not part of the CI "
             f"verdict): {told or 'no cells'}.\n")
 
 
-def ci_verdict(against_base: compare.Comparison | None, run_status: int) -> str:
-    if run_status == cmd_run.EXIT_FAILED_CELLS:
+def ci_verdict(against_base: comparison.Comparison | None, run_status: int) -> str:
+    if run_status == EXIT_FAILED_CELLS:
         return "**CI verdict: failed** — some cells failed in this run."
     if against_base is None:
         return f"**CI verdict: recorded** — {NO_BASELINE}."
     if against_base.regression():
-        return "**CI verdict: regression** — " + compare.verdict_line(against_base).split(" — ", 1)[-1]
+        return "**CI verdict: regression** — " + compare_render.verdict_line(against_base).split(" — ", 1)[-1]
     return (f"**CI verdict: ok** — no cell needs more than {against_base.threshold:.0%} more "
             f"instructions than the baseline.")
 
 
 def summary_markdown(folder: pathlib.Path, baseline: pathlib.Path | None,
-                     against_base: compare.Comparison | None,
-                     allocators: compare.Comparison | None, alloc_note: str | None,
+                     against_base: comparison.Comparison | None,
+                     allocators: comparison.Comparison | None, alloc_note: str | None,
                      run_status: int) -> str:
     verdict = ci_verdict(against_base, run_status)
     lines = ["# heaplab CI: instruction counts", "", verdict, "",
              f"- run: `{folder}` (quick sizes, one repetition, valgrind callgrind)",
              f"- baseline: `{baseline}`" if baseline else f"- baseline: none ({NO_BASELINE})", ""]
     if against_base is not None:
-        lines.append(compare.to_markdown(against_base))
+        lines.append(compare_render.to_markdown(against_base))
     else:
         lines += [f"**{NO_BASELINE[0].upper()}{NO_BASELINE[1:]}.** This run is recorded; "
                   f"give --baseline DIR, or run with --update-baseline to make it the baseline.", ""]
@@ -190,20 +189,20 @@ def summary_markdown(folder: pathlib.Path, baseline: pathlib.Path | None,
 
 
 def summary_json(folder: pathlib.Path, baseline: pathlib.Path | None,
-                 against_base: compare.Comparison | None,
-                 allocators: compare.Comparison | None, alloc_note: str | None,
+                 against_base: comparison.Comparison | None,
+                 allocators: comparison.Comparison | None, alloc_note: str | None,
                  run_status: int, exit_code: int) -> dict[str, Any]:
     return {
         "schema": CI_SCHEMA,
         "run": str(folder),
         "baseline": str(baseline) if baseline else None,
         "metric": METRIC,
-        "cells_failed": run_status == cmd_run.EXIT_FAILED_CELLS,
-        "against_baseline": compare.to_json(against_base) if against_base else None,
+        "cells_failed": run_status == EXIT_FAILED_CELLS,
+        "against_baseline": compare_render.to_json(against_base) if against_base else None,
         "no_baseline": None if against_base else NO_BASELINE,
-        "allocators": compare.to_json(allocators) if allocators else None,
+        "allocators": compare_render.to_json(allocators) if allocators else None,
         "allocators_note": alloc_note,
-        "verdict": ("failed" if run_status == cmd_run.EXIT_FAILED_CELLS
+        "verdict": ("failed" if run_status == EXIT_FAILED_CELLS
                     else "regression" if exit_code == EXIT_FAILED
                     else "recorded" if against_base is None else "ok"),
         "exit_code": exit_code,
@@ -247,49 +246,56 @@ def main(args: argparse.Namespace) -> int:
     if threaded:
         print(f"ci: warning: multi-threaded workloads do not count instructions "
               f"deterministically: {', '.join(threaded)}", file=sys.stderr)
-    allocs = args.alloc or ",".join(DEFAULT_ALLOCATORS)
-
-    runs_dir = out / RUNS
-    status, folder = cmd_run.run(run_namespace(args, runner, workloads, allocs, runs_dir))
-    if status == EXIT_BAD_INPUT:
-        return status
-    if folder is None:
-        print(f"ci: the run wrote no new run folder under {runs_dir}", file=sys.stderr)
+    choices = run_choices(workloads, args.alloc)
+    try:
+        plan = runopts.matrix_plan(choices, runopts.check(choices), cat, runner,
+                                   not args.no_install, who="ci")
+    except catalog_mod.SelectionError as e:
+        print(f"ci: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    result = execution.run_plan(plan, runner, cat, out / RUNS, sys.argv, who="ci")
+    if isinstance(result, int):
+        print(f"ci: the run wrote no new run folder under {out / RUNS}", file=sys.stderr)
         return EXIT_FAILED
-    if status == EXIT_INTERRUPTED:
+    folder = result.folder
+    if result.interrupted:
         print(f"ci: interrupted; nothing compared (run folder {folder})", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if result.summary is not None:
+        print(tables.markdown(result.summary))
+    execution.report_failed(result, "ci")
+    status = result.exit_status()
 
     try:
-        new_run = merge.load_run_folder(folder)
+        new_run = runfolder.load(folder)
         against_base = None
         if compare_to is not None:
-            against_base = compare.compare_runs(merge.load_run_folder(compare_to), new_run,
+            against_base = comparison.compare_runs(runfolder.load(compare_to), new_run,
                                                 METRIC, args.threshold)
         allocators, alloc_note = None, None
         try:
-            allocators = compare.compare_allocators(new_run, BASELINE_ALLOC, METRIC, args.threshold)
-        except compare.CompareInputError as e:
+            allocators = comparison.compare_allocators(new_run, BASELINE_ALLOC, METRIC, args.threshold)
+        except comparison.CompareInputError as e:
             alloc_note = f"not compared ({e})"
-    except merge.RunFolderError as e:
+    except runfolder.RunFolderError as e:
         print(f"ci: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     exit_code = EXIT_OK
-    if status == cmd_run.EXIT_FAILED_CELLS or (against_base and against_base.exit_code() != 0):
+    if status == EXIT_FAILED_CELLS or (against_base and against_base.exit_code() != 0):
         exit_code = EXIT_FAILED
     markdown = summary_markdown(folder, compare_to, against_base, allocators, alloc_note, status)
     document = summary_json(folder, compare_to, against_base, allocators, alloc_note, status, exit_code)
     atomicio.write_text(out / SUMMARY_MD, markdown)
-    atomicio.write_text(out / SUMMARY_JSON, json.dumps(document, indent=2) + "\n")
+    atomicio.write_json(out / SUMMARY_JSON, document)
     print(markdown)
     if against_base is None:
         print(f"ci: {NO_BASELINE}", file=sys.stderr)
     else:
-        print(f"ci: {compare.verdict_line(against_base).replace('**', '')}", file=sys.stderr)
+        print(f"ci: {compare_render.verdict_line(against_base).replace('**', '')}", file=sys.stderr)
 
     if args.update_baseline:
-        if status == cmd_run.EXIT_FAILED_CELLS:
+        if status == EXIT_FAILED_CELLS:
             print(f"ci: not updating the baseline: some cells failed in {folder}", file=sys.stderr)
         else:
             copy_baseline(folder, baseline)

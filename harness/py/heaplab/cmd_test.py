@@ -5,8 +5,12 @@
 3. build-tsan/ (TSan): `ctest -L threaded -LE 'preload|nosan'`
 4. pytest over tests/ with an interpreter that has pytest, HEAPLAB_RUN set
 
-The last line is exactly `tests: N passed, M failed`. A build that fails,
-or a pytest run that collects nothing (exit 5), counts as one failure.
+The last line is exactly `tests: N passed, M failed, K skipped`, after a
+list of what was skipped and why. A build that fails, a ctest run that
+finds no tests, or a pytest run that collects nothing (exit 5), counts as
+one failure. With CI=true in the environment, a test skipped for want of a
+tool the CI installs (.ci/run: valgrind, redis-server, ...) counts as a
+failure too: there, its absence is a broken set-up, not a choice.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from . import build, deps, paths, pythons
@@ -31,27 +35,44 @@ PYTEST_NO_TESTS = 5
 class Count:
     passed: int = 0
     failed: int = 0
+    skipped: int = 0
+    # why each skipped test was skipped, as the suite said it ("suite: reason")
+    skips: list[str] = field(default_factory=list)
 
     def __iadd__(self, other: "Count") -> "Count":
         self.passed += other.passed
         self.failed += other.failed
+        self.skipped += other.skipped
+        self.skips += other.skips
         return self
 
 
 CTEST_TOTALS = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
-PYTEST_WORD = re.compile(r"(\d+) (passed|failed|errors?)\b")
+# ctest's list after the totals: "\t  7 - name (Skipped)"
+CTEST_SKIPPED = re.compile(r"^\s*\d+ - (\S+) \((Skipped|Not Run|Disabled)\)", re.M)
+PYTEST_WORD = re.compile(r"(\d+) (passed|failed|errors?|skipped)\b")
+# pytest -rs: "SKIPPED [2] tests/x.py:12: valgrind is not installed"
+PYTEST_SKIP_LINE = re.compile(r"^SKIPPED \[(\d+)\] ([^:]+:\d+): (.*)$", re.M)
+# What a skip reason names when a tool .ci/run installs is missing: in CI
+# (CI=true) such a skip is a failure. Kept beside .ci/run's package list.
+CI_TOOLS = ("valgrind", "redis-server", "matplotlib", "zstd", "heaplab-gbench", "C compiler",
+            "mimalloc", "jemalloc", "tcmalloc", "pytest")
 
 
 def parse_ctest(output: str, returncode: int) -> Count:
+    """ctest's totals; skipped tests counted apart (they are among the
+    "passed" of its percentage). A run that finds no tests is a failure: a
+    suite that lost its tests must not read as green."""
     m = None
     for m in CTEST_TOTALS.finditer(output):
         pass
-    if m is not None:
-        failed, total = int(m.group(2)), int(m.group(3))
-        return Count(total - failed, failed)
-    if "No tests were found" in output and returncode == 0:
-        return Count()
-    return Count(0, 1)      # ctest itself failed
+    if m is None:
+        return Count(0, 1)      # ctest itself failed, or found no tests
+    failed, total = int(m.group(2)), int(m.group(3))
+    if total == 0:
+        return Count(0, 1)
+    skipped = [f"{name} ({why})" for name, why in CTEST_SKIPPED.findall(output[m.end():])]
+    return Count(total - failed - len(skipped), failed, len(skipped), skipped)
 
 
 def parse_pytest(output: str, returncode: int) -> Count:
@@ -64,11 +85,26 @@ def parse_pytest(output: str, returncode: int) -> Count:
     for number, word in PYTEST_WORD.findall(lines[-1]):
         if word == "passed":
             count.passed += int(number)
+        elif word == "skipped":
+            count.skipped += int(number)
         else:
             count.failed += int(number)
+    for times, where, reason in PYTEST_SKIP_LINE.findall(output):
+        count.skips += [f"{where}: {reason}"] * int(times)
     if returncode != 0 and count.failed == 0:
         count.failed = 1    # pytest failed for a reason its summary does not count
     return count
+
+
+def ci_failures(count: Count, in_ci: bool) -> list[str]:
+    """The skips that, in CI, are failures: they name a tool CI installs."""
+    if not in_ci:
+        return []
+    return [s for s in count.skips if any(tool in s for tool in CI_TOOLS)]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
 
 
 def tee(cmd: Sequence[str], cwd: pathlib.Path, env: dict[str, str] | None = None) -> tuple[int, str]:
@@ -108,7 +144,11 @@ def ctest_suite(name: str, config: build.BuildConfig, ctest_args: Sequence[str],
     cmd = prefix + ["ctest", "--output-on-failure", "-j", str(build.jobs()), *ctest_args]
     rc, out = tee(cmd, config.folder)
     count = parse_ctest(out, rc)
-    print(f"test: {name}: {count.passed} passed, {count.failed} failed", file=sys.stderr)
+    count.skips = [f"{name}: {s}" for s in count.skips]
+    if count.failed and "No tests were found" in out:
+        print(f"test: {name}: ctest found no tests: counted as a failure", file=sys.stderr)
+    print(f"test: {name}: {count.passed} passed, {count.failed} failed, {count.skipped} skipped",
+          file=sys.stderr)
     return count
 
 
@@ -118,10 +158,11 @@ def pytest_suite(root: pathlib.Path, runner: pathlib.Path) -> Count:
         print("test: pytest: no interpreter with pytest (apt install python3-pytest)", file=sys.stderr)
         return Count(0, 1)
     env = dict(os.environ, **{paths.RUNNER_ENV: str(runner)})
-    rc, out = tee([str(python), "-m", "pytest", "-q", "tests"], root, env)
+    rc, out = tee([str(python), "-m", "pytest", "-q", "-rs", "tests"], root, env)
     count = parse_pytest(out, rc)
     note = " (no tests collected)" if rc == PYTEST_NO_TESTS else ""
-    print(f"test: pytest: {count.passed} passed, {count.failed} failed{note}", file=sys.stderr)
+    print(f"test: pytest: {count.passed} passed, {count.failed} failed, {count.skipped} skipped{note}",
+          file=sys.stderr)
     return count
 
 
@@ -162,5 +203,19 @@ def main(args: argparse.Namespace) -> int:
             if runner is None:
                 total += Count(0, 1)
             total += pytest_suite(root, runner or paths.default_runner(root))
-    print(f"tests: {total.passed} passed, {total.failed} failed")
+    report(total, in_ci())
     return 1 if total.failed else 0
+
+
+def report(total: Count, ci: bool) -> None:
+    """What was skipped and why, then the totals line (last)."""
+    broken = ci_failures(total, ci)
+    for skip in dict.fromkeys(total.skips):
+        times = total.skips.count(skip)
+        mark = " — CI installs this: counted as a failure" if skip in broken else ""
+        print(f"skipped{f' ×{times}' if times > 1 else ''}: {skip}{mark}")
+    if total.skipped > len(total.skips):
+        print(f"skipped: {total.skipped - len(total.skips)} more without a reason given")
+    total.failed += len(broken)
+    total.skipped -= len(broken)
+    print(f"tests: {total.passed} passed, {total.failed} failed, {total.skipped} skipped")

@@ -13,97 +13,42 @@ The table (`markdown_from_reports`) is a pure function of the reports; its
 rows are benchmarks, its columns allocators, a cell the median of the
 repetitions with its min–max and its ratio to system's median.
 
-Self-contained on purpose (standard library only, nothing from the rest of
-the package), so it works whatever state the other driver modules are in.
+The binary is always brought up to date first (`cmake --build`, incremental,
+so a source change is measured, never a stale binary). The allocators are
+the runner's (`heaplab-run --list-json` from the same build folder): by
+default every one it runs by default, and a name it does not know is
+refused before a run folder exists. `compare` and `plot` read a gbench run
+folder through heaplab.gbench_reports.
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import pathlib
 import re
 import shutil
-import statistics
 import subprocess
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from . import atomicio
-from .tables import fmt_number
+from . import atomicio, catalog as catalog_mod, fmt, runfolder, stats
+# reading the reports (gbench_reports), by the names this command's users know
+from .gbench_reports import (BINARY, CONTEXT_VERSION, ReportError, allocator_of,  # noqa: F401
+                             benchmark_key, load_reports, repetitions, value_and_unit)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
-BINARY = "heaplab-gbench"
 PACKAGE = "libbenchmark-dev"
-# Every allocator heaplab-gbench knows by name, in the runner's display order.
-KNOWN_ALLOCATORS = ("system", "heaplab", "heaplab-nocache", "mimalloc", "jemalloc", "tcmalloc")
+RUNNER = "heaplab-run"   # lists the allocators heaplab-gbench shares with it
 BASELINE = "system"
 DEFAULT_REPS = 5
-RUN_SUFFIX = "-gbench"
+RUN_SUFFIX = "gbench"
 SUMMARY_SCHEMA = "heaplab.gbench-summary/1"
 
-# Keys of heaplab-gbench's report context (gbench_main.c).
-CONTEXT_ALLOCATOR = "heaplab_allocator"
-CONTEXT_VERSION = "heaplab_allocator_version"
-CONTEXT_ERROR = "heaplab_allocator_error"
-
-NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-NS_PER_S = 1e9
-# Longest error message quoted in a table cell.
-MESSAGE_MAX_CHARS = 80
 # Characters kept as they are in a report's file name; the rest become "_".
 UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 # ---------------------------------------------------------------- the table
-
-
-class ReportError(ValueError):
-    """A report that cannot be tabulated, with a one-line reason."""
-
-
-def benchmark_key(name: str, allocator: str) -> str:
-    """The benchmark's name without its allocator: "pair/mimalloc/64" and
-    "pair/system/64" are both the row "pair/64"."""
-    marker = "/" + allocator
-    at = name.find(marker + "/")
-    if at >= 0:
-        return name[:at] + name[at + len(marker):]
-    if name.endswith(marker):
-        return name[: -len(marker)]
-    return name
-
-
-def _allocator_of(report: dict[str, Any], position: int) -> str:
-    context = report.get("context")
-    if not isinstance(context, dict) or not context.get(CONTEXT_ALLOCATOR):
-        raise ReportError(f"report {position + 1} has no context.{CONTEXT_ALLOCATOR} "
-                          f"(not written by {BINARY}?)")
-    return str(context[CONTEXT_ALLOCATOR])
-
-
-def _value_and_unit(entry: dict[str, Any]) -> tuple[float, str]:
-    """One repetition's figure. Nanoseconds per item when the benchmark counts
-    items (one allocation with its free, for heaplab-gbench): benchmarks of
-    different shapes then read alike. Otherwise Google Benchmark's time per
-    iteration (wall clock for /real_time benchmarks, else CPU), in ns."""
-    rate = entry.get("items_per_second")
-    if isinstance(rate, (int, float)) and rate > 0:
-        return NS_PER_S / rate, "ns/item"
-    unit = entry.get("time_unit", "ns")
-    if unit not in NS_PER_UNIT:
-        raise ReportError(f"benchmark '{entry.get('name')}' has an unknown time_unit '{unit}'")
-    key = "real_time" if "/real_time" in str(entry.get("run_name", entry.get("name", ""))) else "cpu_time"
-    return float(entry[key]) * NS_PER_UNIT[unit], "ns"
-
-
-def _repetitions(report: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    """The raw repetitions: aggregates (mean, median, ...) are recomputed here
-    from them, never taken from the report."""
-    for entry in report.get("benchmarks", []):
-        if entry.get("run_type", "iteration") == "iteration":
-            yield entry
 
 
 def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> dict[str, Any]:
@@ -121,35 +66,33 @@ def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> di
     units: dict[str, str] = {}
     errors: dict[tuple[str, str], str] = {}
     for position, report in enumerate(reports):
-        alloc = _allocator_of(report, position)
+        alloc = allocator_of(report, position)
         if alloc in allocators:
             raise ReportError(f"two reports for allocator '{alloc}'")
         allocators.append(alloc)
         context = report.get("context", {})
         versions[alloc] = str(context.get(CONTEXT_VERSION, ""))
-        for entry in _repetitions(report):
+        for entry in repetitions(report):
             row = benchmark_key(str(entry.get("run_name", entry["name"])), alloc)
             if row not in rows:
                 rows.append(row)
             if entry.get("error_occurred"):
                 errors[(row, alloc)] = str(entry.get("error_message") or "error")
                 continue
-            value, unit = _value_and_unit(entry)
+            value, unit = value_and_unit(entry)
             units.setdefault(row, unit)
             values.setdefault((row, alloc), []).append(value)
 
     out_rows = []
     for row in rows:
         cells: dict[str, dict[str, Any]] = {}
-        base = values.get((row, baseline))
-        base_median = statistics.median(base) if base else None
+        base = stats.spread(values.get((row, baseline)) or [])
         for alloc in allocators:
-            vals = values.get((row, alloc))
-            if vals:
-                median = statistics.median(vals)
-                ratio = median / base_median if base_median else None
-                cells[alloc] = {"median": median, "min": min(vals), "max": max(vals),
-                                "n": len(vals), "ratio_to_baseline": ratio}
+            got = stats.spread(values.get((row, alloc)) or [])
+            if got is not None:
+                ratio = stats.ratio(got.median, base.median if base else None)
+                cells[alloc] = {"median": got.median, "min": got.min, "max": got.max,
+                                "n": got.n, "ratio_to_baseline": ratio}
             elif (row, alloc) in errors:
                 cells[alloc] = {"error": errors[(row, alloc)]}
             else:
@@ -159,26 +102,17 @@ def summarize(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> di
             "versions": versions, "host": hosts[0] if hosts else None, "rows": out_rows}
 
 
-def _one_line(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= MESSAGE_MAX_CHARS else line[: MESSAGE_MAX_CHARS - 1] + "…"
-
-
 def cell_text(cell: dict[str, Any], is_baseline: bool) -> str:
     if "error" in cell:
-        return f"error: {_one_line(cell['error'])}"
+        return f"error: {fmt.one_line(cell['error'])}"
     if cell.get("missing"):
         return "–"
-    text = fmt_number(cell["median"])
+    text = fmt.number(cell["median"])
     if cell["n"] > 1:
-        text += f" ({fmt_number(cell['min'])}–{fmt_number(cell['max'])})"
+        text += f" ({fmt.number(cell['min'])}–{fmt.number(cell['max'])})"
     if not is_baseline and cell.get("ratio_to_baseline") is not None:
-        text += f" ×{cell['ratio_to_baseline']:.2f}"
+        text += " " + fmt.ratio(cell["ratio_to_baseline"])
     return text
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -193,28 +127,18 @@ def markdown(summary: dict[str, Any]) -> str:
         "lower is better. ns/item: nanoseconds per allocation with its free "
         "(threaded rows: every thread's items over wall-clock time).",
         "",
-        "| benchmark | unit | " + " | ".join(_md(a) for a in allocs) + " |",
+        "| benchmark | unit | " + " | ".join(fmt.md(a) for a in allocs) + " |",
         "| --- | --- | " + " | ".join("---:" for _ in allocs) + " |",
     ]
     for row in summary["rows"]:
-        texts = [_md(cell_text(row["cells"][a], a == baseline)) for a in allocs]
-        lines.append(f"| {_md(row['benchmark'])} | {row['unit']} | " + " | ".join(texts) + " |")
+        texts = [fmt.md(cell_text(row["cells"][a], a == baseline)) for a in allocs]
+        lines.append(f"| {fmt.md(row['benchmark'])} | {row['unit']} | " + " | ".join(texts) + " |")
     return "\n".join(lines) + "\n"
 
 
 def markdown_from_reports(reports: Sequence[dict[str, Any]], baseline: str = BASELINE) -> str:
     """The Markdown table of a set of heaplab-gbench JSON reports."""
     return markdown(summarize(reports, baseline))
-
-
-def load_reports(paths: Iterable[pathlib.Path]) -> list[dict[str, Any]]:
-    reports = []
-    for path in paths:
-        try:
-            reports.append(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ReportError(f"{path}: cannot read the report: {e}") from e
-    return reports
 
 
 # ---------------------------------------------------------------- running
@@ -233,24 +157,32 @@ def _benchmark_missing_from_cache(build_dir: pathlib.Path) -> bool:
 
 
 def ensure_binary(build_dir: pathlib.Path) -> pathlib.Path | None:
-    """build_dir/heaplab-gbench, building it if it is missing. Prints why and
+    """build_dir/heaplab-gbench brought up to date: a CMake build folder is
+    always built again (incremental: free when nothing changed, and never a
+    stale binary after a source change); a folder that only holds a binary
+    (no CMakeCache.txt) is used as it is, as `--runner` is. Prints why and
     returns None when it cannot be had."""
     binary = build_dir / BINARY
-    if binary.is_file():
+    configured = (build_dir / "CMakeCache.txt").is_file()
+    if binary.is_file() and not configured:
         return binary
     cmake = shutil.which("cmake")
     if not cmake:
-        print(f"gbench: {binary} is missing and cmake is not installed (apt install cmake)",
+        print(f"gbench: cannot build {binary}: cmake is not installed (apt install cmake)",
               file=sys.stderr)
         return None
+    if _benchmark_missing_from_cache(build_dir):
+        print(f"gbench: {BINARY} needs Google Benchmark (apt install {PACKAGE})", file=sys.stderr)
+        return None
     steps = []
-    if not (build_dir / "CMakeCache.txt").is_file():
+    if not configured:
         steps.append([cmake, "-S", str(REPO_ROOT), "-B", str(build_dir)])
-    steps.append([cmake, "--build", str(build_dir), "--target", BINARY])
+    steps.append([cmake, "--build", str(build_dir), "--target", BINARY, RUNNER])
     for step in steps:
         print("gbench: " + " ".join(step), file=sys.stderr)
-        if subprocess.run(step).returncode != 0:
-            break
+        if subprocess.run(step, stdout=subprocess.DEVNULL).returncode != 0:
+            print(f"gbench: could not build {binary} (`{' '.join(step)}` failed)", file=sys.stderr)
+            return None
     if binary.is_file():
         return binary
     if _benchmark_missing_from_cache(build_dir):
@@ -262,21 +194,6 @@ def ensure_binary(build_dir: pathlib.Path) -> pathlib.Path | None:
 
 def report_file_name(allocator: str) -> str:
     return f"gbench-{UNSAFE_FILE_CHARS.sub('_', allocator)}.json"
-
-
-def create_run_folder(parent: pathlib.Path, now: datetime.datetime | None = None) -> pathlib.Path:
-    """A new folder <UTC timestamp>-gbench under parent, never an existing one."""
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    base = now.strftime("%Y%m%d-%H%M%S") + RUN_SUFFIX
-    parent.mkdir(parents=True, exist_ok=True)
-    for attempt in range(1, 1000):
-        folder = parent / (base if attempt == 1 else f"{base}-{attempt}")
-        try:
-            folder.mkdir()
-            return folder
-        except FileExistsError:
-            continue
-    raise RuntimeError(f"cannot create a run folder under {parent}")
 
 
 def gbench_command(binary: pathlib.Path, allocator: str, reps: int, out: pathlib.Path,
@@ -313,13 +230,30 @@ def run_one(binary: pathlib.Path, allocator: str, folder: pathlib.Path, reps: in
     return None
 
 
-def _allocators(text: str | None) -> list[str]:
-    if not text:
-        return list(KNOWN_ALLOCATORS)
+def _named(text: str | None) -> list[str] | None:
+    """The --alloc names in order, without repeats; None for the default."""
+    if text is None:
+        return None
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise ValueError("--alloc: no allocator named")
-    return list(dict.fromkeys(names))  # drops repeats, keeps order
+    return list(dict.fromkeys(names))
+
+
+def allocators(named: list[str] | None, runner: pathlib.Path) -> list[str]:
+    """The allocators to measure: the runner's defaults, or `named` checked
+    against the runner's list (catalog.SelectionError, one line). Without a
+    runner beside the binary the names go to heaplab-gbench as given."""
+    if not runner.is_file():
+        if named is None:
+            raise catalog_mod.SelectionError(f"no {RUNNER} beside {BINARY} to list the "
+                                             f"allocators: give --alloc")
+        return named
+    try:
+        cat = catalog_mod.load(runner)
+    except RuntimeError as e:
+        raise catalog_mod.SelectionError(str(e)) from None
+    return catalog_mod.select_allocators(cat, None if named is None else ",".join(named))
 
 
 def _positive_int(text: str, flag: str) -> int:
@@ -334,8 +268,8 @@ def _positive_int(text: str, flag: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alloc", metavar="NAME,...",
-                        help="allocators, comma-separated (default: " + ", ".join(KNOWN_ALLOCATORS)
-                        + "); so:PATH[:PREFIX] too")
+                        help="allocators, comma-separated (default: every one `heaplab-run "
+                             "--list-json` runs by default); so:PATH[:PREFIX] too")
     parser.add_argument("--filter", metavar="REGEX",
                         help="Google Benchmark's --benchmark_filter; names read "
                              "<family>/<allocator>/<args>, e.g. 'pair/.*/64$'")
@@ -358,7 +292,7 @@ def register(subparsers: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        allocators = _allocators(args.alloc)
+        named = _named(args.alloc)
         reps = _positive_int(str(args.reps), "--reps")
         if args.min_time is not None and not args.min_time > 0:
             raise ValueError(f"--min-time: must be positive, not {args.min_time}")
@@ -368,19 +302,25 @@ def main(args: argparse.Namespace) -> int:
     binary = ensure_binary(pathlib.Path(args.build_dir))
     if binary is None:
         return 1
-    folder = create_run_folder(pathlib.Path(args.out))
-    print(f"gbench: {len(allocators)} allocator(s), {reps} repetition(s) each, into {folder}",
+    try:
+        chosen = allocators(named, binary.parent / RUNNER)
+    except catalog_mod.SelectionError as e:
+        print(f"gbench: {e}", file=sys.stderr)
+        return 2
+    folder = runfolder.create(pathlib.Path(args.out), RUN_SUFFIX, raw=False)
+    print(f"gbench: {len(chosen)} allocator(s), {reps} repetition(s) each, into {folder}",
           file=sys.stderr)
     failures = []
-    for i, alloc in enumerate(allocators, 1):
-        print(f"gbench: [{i}/{len(allocators)}] {alloc}", file=sys.stderr, flush=True)
+    for i, alloc in enumerate(chosen, 1):
+        print(f"gbench: [{i}/{len(chosen)}] {alloc}", file=sys.stderr, flush=True)
         failure = run_one(binary, alloc, folder, reps, args.filter, args.min_time)
         if failure:
             print(f"gbench: {failure}", file=sys.stderr)
             failures.append(failure)
-    paths = [folder / report_file_name(a) for a in allocators]
+    paths = [folder / report_file_name(a) for a in chosen]
     reports = load_reports(p for p in paths if p.is_file())
     if not reports:
+        folder.rmdir()  # nothing in it: no empty run folder left behind
         print("gbench: no allocator produced a report", file=sys.stderr)
         return 1
     try:
@@ -389,8 +329,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"gbench: {e}", file=sys.stderr)
         return 1
     table = markdown(summary)
-    atomicio.write_text(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
-    atomicio.write_text(folder / "tables.md", table)
+    atomicio.write_json(folder / runfolder.SUMMARY, summary)
+    atomicio.write_text(folder / runfolder.TABLES_MD, table)
     print(table)
     print(f"gbench: reports and tables in {folder}", file=sys.stderr)
     return 1 if failures else 0

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .catalog import Workload
+from .catalog import Workload, alloc_name
+from .runfolder import CellKey
 
 
 @dataclass(frozen=True)
@@ -26,19 +27,25 @@ class Cell:
     # pairs; every cell of a run has the same ones for its workload, so they
     # are not part of the key.
     params: tuple[tuple[str, int], ...] = ()
+    # the runner's --seed, when the user gave one (the same for every cell)
+    seed: int | None = None
+    # what the runner's --alloc gets when it differs from the name
+    # (NAME=so:PATH[:PREFIX] runs as that, is called NAME)
+    alloc_arg: str = ""
 
     @property
-    def key(self) -> str:
-        return cell_key(self.workload.name, self.allocator, self.threads)
+    def key(self) -> CellKey:
+        """The key its documents are stored under (and read back by)."""
+        return CellKey(self.workload.name, self.threads, self.allocator, self.params)
+
+    @property
+    def label(self) -> str:
+        """'workload/allocator/Nt', for progress lines and messages."""
+        return self.key.label()
 
     @property
     def row(self) -> tuple[str, int]:
         return (self.workload.name, self.threads)
-
-
-def cell_key(workload: str, allocator: str, threads: int) -> str:
-    """The "cell" value stored in raw.jsonl: 'workload/allocator/Nt'."""
-    return f"{workload}/{allocator}/{threads}t"
 
 
 @dataclass(frozen=True)
@@ -49,16 +56,20 @@ class Step:
 
 def plan_cells(workloads: Sequence[Workload], allocators: Sequence[str],
                threads: Sequence[int],
-               params: Mapping[str, tuple[tuple[str, int], ...]] | None = None) -> list[Cell]:
+               params: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
+               seed: int | None = None) -> list[Cell]:
     """Cells in table order: workload, then thread count, then allocator.
-    `params` maps a workload's name to the parameters set for it."""
+    `params` maps a workload's name to the parameters set for it;
+    `allocators` are --alloc entries (NAME=so:PATH becomes NAME's cells)."""
     cells: list[Cell] = []
     for w in workloads:
         counts = list(threads) if (w.threaded and threads) else [w.default_threads]
         mine = (params or {}).get(w.name, ())
         for t in counts:
-            for a in allocators:
-                cells.append(Cell(w, a, t, pass_threads=bool(w.threaded and threads), params=mine))
+            for spec in allocators:
+                a = alloc_name(spec)
+                cells.append(Cell(w, a, t, pass_threads=bool(w.threaded and threads), params=mine,
+                                  seed=seed, alloc_arg="" if a == spec else spec))
     return cells
 
 

@@ -35,7 +35,12 @@ ROLES = (ROLE_ALLOCATOR, ROLE_REFERENCE)
 BETTER = ("lower", "higher")
 STATISTICS = ("median", "min", "max")
 
-# Allocators the runner knows by name; `so:PATH` loads any other library.
+# Allocators a table's column may run as; `so:PATH` loads any other library.
+# A list here, not the runner's `--list-json`, because table files are
+# validated before anything is built (`reproduce` refuses a bad table name
+# before it builds the runner; the table tests run without one). `reproduce`
+# then checks every name against the runner's own list (cmd_reproduce.plan:
+# a name it does not offer is "not installed (... not offered by this runner)").
 KNOWN_ALLOCATORS = ("system", "heaplab", "heaplab-nocache", "mimalloc", "jemalloc", "tcmalloc")
 
 # Figures a metric spec may name, by section of the run document.

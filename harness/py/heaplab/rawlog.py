@@ -1,5 +1,5 @@
 """Reading raw.jsonl: the one reader every command uses (derive, merge,
-compare, reproduce; plots has the same rule in plots/rundata.py).
+compare, reproduce, plots), through heaplab.runfolder.
 
 A run appends one document per line and makes each line durable before the
 next cell starts, so the only damage a crash or a full disk can leave is a
@@ -23,6 +23,8 @@ class RawLogError(ValueError):
 @dataclass
 class RawLog:
     documents: list[dict[str, Any]] = field(default_factory=list)
+    # the line number of each document, for messages about its content
+    lines: list[int] = field(default_factory=list)
     # "raw.jsonl:12: torn last line left out (…)" when the last line was cut
     torn: str | None = None
 
@@ -46,8 +48,9 @@ def parse(text: str, where: str) -> RawLog:
                 continue
             raise RawLogError(f"{where}:{number}: not valid JSON ({exc.msg})") from None
         if not isinstance(doc, dict):
-            raise RawLogError(f"{where}:{number}: a document must be a JSON object")
+            raise RawLogError(f"{where}:{number}: line is not a JSON object")
         log.documents.append(doc)
+        log.lines.append(number)
     return log
 
 

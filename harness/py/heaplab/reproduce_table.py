@@ -13,15 +13,14 @@ A published figure is never shown as a measured one.
 """
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from . import published
+from . import fmt, published, stats
 from .catalog import TOUCH, TOUCH_NAMES, format_params
 from .published import (LAYOUT_ALLOCATOR_ROWS, ROLE_ALLOCATOR, ROLE_REFERENCE, Column, Need,
                         PublishedTable, Row, metric_value, reference_allocators, with_phase_field)
-from .runner import failure_label
+from .runfolder import Failure, key_of
 
 HOLDS = "holds"
 DIFFERS = "differs"
@@ -109,17 +108,17 @@ def measured_from_documents(docs: Iterable[Mapping[str, Any]], needs: Iterable[N
     reason ("not installed (apt install ...)")."""
     by_cell: dict[tuple[str, int, str], list[Mapping[str, Any]]] = {}
     for doc in docs:
-        w, a = doc.get("workload") or {}, doc.get("allocator") or {}
-        if "name" in w and "name" in a:
-            by_cell.setdefault((w["name"], int(w.get("threads") or 1), a["name"]), []).append(doc)
+        key = key_of(doc)
+        if key is not None:
+            by_cell.setdefault((key.workload, key.threads, key.allocator), []).append(doc)
     out: dict[Need, dict[str, Any] | str] = {}
     for need in needs:
         cell_docs = by_cell.get((need.workload, need.threads, need.allocator), [])
         values = [v for v in (metric_value(d, need.metric) for d in cell_docs) if v is not None]
-        failures = [failure_label(dict(d)) for d in cell_docs if d.get("status") != "ok"]
-        if values:
-            out[need] = {"median": statistics.median(values), "min": min(values),
-                         "max": max(values), "n": len(values)}
+        failures = [Failure.of(d).label for d in cell_docs if d.get("status") != "ok"]
+        found = stats.spread(values)
+        if found is not None:
+            out[need] = {"median": found.median, "min": found.min, "max": found.max, "n": found.n}
         elif failures:
             out[need] = failures[0]
         elif cell_docs:
@@ -290,27 +289,11 @@ def fmt_published(v: float | None, decimals: int | None = None) -> str:
     return repr(float(v))
 
 
-def fmt_measured(v: float) -> str:
-    """Three significant figures or so, never scientific notation."""
-    a = abs(v)
-    if a >= 1000:
-        return f"{v:,.0f}"
-    if a >= 100:
-        return f"{v:.0f}"
-    if a >= 10:
-        return f"{v:.1f}"
-    if a >= 1 or a == 0:
-        return f"{v:.2f}"
-    return f"{v:.3g}"
+fmt_measured = fmt.grouped
 
 
 def fmt_ratio(r: float | None) -> str:
-    """Two decimals; three significant figures below 0.1 (mimalloc's 1-4 MB row is 0.008)."""
-    if r is None:
-        return "—"
-    if r == 0 or abs(r) >= 0.1:
-        return f"{r:,.2f}×"
-    return f"{r:.3g}×"
+    return fmt.ratio(r, missing="—")
 
 
 def summary_line(result: TableResult) -> str:
@@ -380,8 +363,7 @@ def verdict_text(v: Verdict, with_row: bool = False) -> str:
     return text
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|")
+_escape = fmt.md
 
 
 def _md_table(header: list[str], lines: list[list[str]]) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import advice, paired, stability
-from .compare import DETERMINISTIC_METRICS
+from .comparison import DETERMINISTIC_METRICS
 from .summary import STATUS_OK
 
 

@@ -1,14 +1,11 @@
-"""A run folder: results/runs/<timestamp>/ and what is in it.
-
-raw.jsonl   every document, one per line, appended as each cell finishes
-env.json    the machine, the command line, the options and the plan
-summary.json, tables.md, tables.csv   derived from the two above only
-`latest` next to the run folders points at the newest one.
+"""What run.py writes into a run folder besides raw.jsonl: env.json (the
+machine, the command line, the options and the plan) and the files derived
+from the two (summary.json, tables.md, tables.csv). The folder itself, its
+names and its reading are heaplab.runfolder's.
 """
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import pathlib
 import platform
@@ -16,40 +13,10 @@ import subprocess
 import sys
 from typing import Any
 
-from . import atomicio, rawlog, summary, tables
+from . import atomicio, runfolder, summary, tables
+from .runfolder import RAW, SUMMARY, TABLES_CSV, TABLES_MD
 
-RAW = "raw.jsonl"
-ENV = "env.json"
-SUMMARY = "summary.json"
-TABLES_MD = "tables.md"
-TABLES_CSV = "tables.csv"
-LATEST = "latest"
 ENV_SCHEMA = "heaplab.env/1"
-
-
-def utc_stamp(now: datetime.datetime | None = None) -> str:
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    return now.strftime("%Y%m%d-%H%M%S")
-
-
-def create(parent: pathlib.Path, stamp: str | None = None) -> pathlib.Path:
-    """Makes a new, empty run folder under `parent` (never reuses one)."""
-    parent.mkdir(parents=True, exist_ok=True)
-    base = stamp or utc_stamp()
-    for attempt in range(1, 1000):
-        name = base if attempt == 1 else f"{base}-{attempt}"
-        folder = parent / name
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        (folder / RAW).touch()
-        return folder
-    raise RuntimeError(f"cannot create a run folder under {parent}")
-
-
-def point_latest(folder: pathlib.Path) -> None:
-    atomicio.replace_symlink(folder.parent / LATEST, folder.name)
 
 
 def _cpu_model() -> str | None:
@@ -94,18 +61,15 @@ def env_document(root: pathlib.Path, argv: list[str], options: dict[str, Any],
 
 
 def load_env(folder: pathlib.Path) -> dict[str, Any]:
-    with open(folder / ENV, encoding="utf-8") as f:
-        return json.load(f)
+    return runfolder.read_env(folder)
 
 
 def derive(folder: pathlib.Path) -> dict[str, Any]:
     """Rewrites summary.json, tables.md and tables.csv from raw.jsonl and
     env.json; returns the summary."""
     env = load_env(folder)
-    log = rawlog.read(folder / RAW) if (folder / RAW).exists() else rawlog.RawLog()
-    if log.torn:
-        print(f"run.py: {log.torn}", file=sys.stderr)
-    result = summary.summarize(log.documents, env.get("plan") or {})
+    documents = runfolder.read_raw(folder / RAW).documents if (folder / RAW).exists() else []
+    result = summary.summarize(documents, env.get("plan") or {})
     atomicio.write_json(folder / SUMMARY, result)
     atomicio.write_text(folder / TABLES_MD, tables.markdown(result))
     atomicio.write_text(folder / TABLES_CSV, tables.csv_text(result))

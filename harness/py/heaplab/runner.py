@@ -20,6 +20,7 @@ from typing import Any
 
 from . import instructions as instructions_mod
 from .matrix import Cell
+from .runfolder import failure_label  # noqa: F401  (how a failed document reads)
 
 RUN_SCHEMA = "heaplab.run/1"
 # The runner's exit status for bad command-line input (no document printed).
@@ -47,13 +48,15 @@ def command(runner: pathlib.Path, cell: Cell, quick: bool) -> list[str]:
     w = cell.workload
     # a trace is named by its file (its workload name has no folder in it)
     target = f"trace:{w.source}" if w.kind == "trace" else w.argument
-    cmd = [str(runner), "--alloc", cell.allocator, "--workload", target]
+    cmd = [str(runner), "--alloc", cell.alloc_arg or cell.allocator, "--workload", target]
     if cell.pass_threads:
         cmd += ["--threads", str(cell.threads)]
     if quick:
         cmd.append("--quick")
     for name, value in cell.params:
         cmd += ["--param", f"{name}={value}"]
+    if cell.seed is not None:
+        cmd += ["--seed", str(cell.seed)]
     return cmd
 
 
@@ -62,22 +65,6 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def failure_label(doc: dict[str, Any]) -> str:
-    """How a failed document reads in a table cell."""
-    if doc.get("cell_label"):
-        return str(doc["cell_label"])
-    status = doc.get("status")
-    if status == "crashed":
-        if doc.get("signal"):
-            return f"crashed ({doc['signal']})"
-        return f"crashed (exit {doc.get('exit_code')})"
-    if status == "timeout":
-        return "timeout"
-    if status == "error":
-        return "error"
-    return str(status)
 
 
 def _tail(text: str) -> str:
@@ -151,8 +138,20 @@ def run_cell(runner: pathlib.Path, cell: Cell, quick: bool, timeout_s: float,
                        outcome.seconds)
 
 
+# Each runner process gets a TMPDIR of its own, removed when the process
+# ends however it ends: a program cell's scratch folder
+# ($TMPDIR/heaplab-<workload>-XXXXXX) is removed by the runner only when it
+# exits by itself, not when a timeout kills its process group.
+CELL_TMP_PREFIX = "heaplab-cell-"
+
+
 def _run(argv: list[str], cell: Cell, timeout_s: float,
          env: dict[str, str] | None = None) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix=CELL_TMP_PREFIX) as scratch:
+        return _run_in(argv, cell, timeout_s, dict(env or os.environ, TMPDIR=scratch))
+
+
+def _run_in(argv: list[str], cell: Cell, timeout_s: float, env: dict[str, str]) -> Outcome:
     start = time.monotonic()
     # A session of its own: Ctrl-C on the terminal reaches only the driver,
     # which then stops the runner itself; timeouts kill the whole group.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -18,8 +18,10 @@ class Spread:
     n: int
 
 
-def spread(values: Sequence[float]) -> Spread | None:
-    """Median, min, max and count; None for no values."""
+def spread(values: Iterable[float]) -> Spread | None:
+    """Median, min, max and count of every value given (the one place they
+    are computed; nothing is filtered out); None for no values."""
+    values = list(values)
     if not values:
         return None
     return Spread(float(statistics.median(values)), float(min(values)), float(max(values)), len(values))

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from . import stats
-from .matrix import Cell, cell_key
-from .runner import failure_label
+from .matrix import Cell
+from .runfolder import CellKey, Failure, key_of
 
 SUMMARY_SCHEMA = "heaplab.summary/1"
 BASELINE = "system"
@@ -22,7 +22,8 @@ STATUS_NOT_INSTALLED = "not installed"
 STATUS_NOT_RUN = "not run"
 
 
-def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps: int) -> dict[str, Any]:
+def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps: int,
+              quick: bool | None = None) -> dict[str, Any]:
     """The part of env.json that summaries and tables are rebuilt from."""
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
@@ -37,7 +38,10 @@ def plan_json(cells: Sequence[Cell], allocators: Sequence[dict[str, Any]], reps:
         if c.params:
             row["params"] = dict(c.params)  # set by the user (--param)
         rows.append(row)
-    return {"reps": reps, "allocators": list(allocators), "rows": rows}
+    plan: dict[str, Any] = {"reps": reps, "allocators": list(allocators), "rows": rows}
+    if quick is not None:
+        plan["quick"] = quick
+    return plan
 
 
 @dataclass
@@ -70,37 +74,23 @@ def _figure(doc: dict[str, Any], path: tuple[str, str]) -> float | None:
     return None
 
 
-def _doc_cell(doc: dict[str, Any]) -> str | None:
-    if isinstance(doc.get("cell"), str):
-        return doc["cell"]
-    w, a = doc.get("workload") or {}, doc.get("allocator") or {}
-    if "name" in w and "name" in a:
-        return cell_key(w["name"], a["name"], int(w.get("threads") or 1))
-    return None
-
-
 def _doc_row(doc: dict[str, Any]) -> tuple[str, int] | None:
-    """(workload, threads) of a document, from the driver's cell key when it
-    has one (the runner's own idea of threads need not match the plan's)."""
-    key = _doc_cell(doc)
-    if key is None:
-        return None
-    # workload names have no '/', allocator names may (so:/path/lib.so)
-    workload = key.split("/", 1)[0]
-    threads = key.rsplit("/", 1)[-1].rstrip("t")
-    return (workload, int(threads)) if threads.isdigit() else None
+    """(workload, threads) of a document: its cell key's row."""
+    key = key_of(doc)
+    return key.row if key is not None else None
 
 
-def _collect(docs: Iterable[dict[str, Any]]) -> dict[str, _Acc]:
-    accs: dict[str, _Acc] = {}
+def _collect(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int, str], _Acc]:
+    """Documents by (workload, threads, allocator): the plan gives a workload
+    one set of parameters, so they do not split its cells here."""
+    accs: dict[tuple[str, int, str], _Acc] = {}
     for doc in docs:
-        key = _doc_cell(doc)
+        key = key_of(doc)
         if key is None:
             continue
-        acc = accs.setdefault(key, _Acc())
+        acc = accs.setdefault((*key.row, key.allocator), _Acc())
         if doc.get("status") != STATUS_OK:
-            acc.failures.append({"rep": doc.get("rep"), "status": doc.get("status"),
-                                 "label": failure_label(doc), "error": doc.get("error")})
+            acc.failures.append(Failure.of(doc).to_json())
             continue
         acc.primary = acc.primary or doc.get("primary")
         for name, path in DOC_FIGURES.items():
@@ -129,7 +119,7 @@ def _not_installed_text(alloc: dict[str, Any]) -> str:
     return reason[len(prefix):] if reason.startswith(prefix) else (reason or STATUS_NOT_INSTALLED)
 
 
-def _rows_with_extras(plan: dict[str, Any], accs: dict[str, _Acc],
+def _rows_with_extras(plan: dict[str, Any], accs: dict[tuple[str, int, str], _Acc],
                       docs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Planned rows, plus any row that has documents but is not in the plan."""
     rows = list(plan.get("rows") or [])
@@ -153,7 +143,8 @@ def _allocators_with_extras(plan: dict[str, Any], docs: Sequence[dict[str, Any]]
     allocs = list(plan.get("allocators") or [])
     names = {a["name"] for a in allocs}
     for doc in docs:
-        name = (doc.get("allocator") or {}).get("name")
+        key = key_of(doc)   # the driver's name (NAME of NAME=so:PATH), not the runner's
+        name = key.allocator if key is not None else None
         if name and name not in names:
             names.add(name)
             allocs.append({"name": name, "available": True, "reason": None, "version": None})
@@ -174,25 +165,42 @@ def _touch_by_row(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int], str]:
     return touch
 
 
+def _ran_by_row(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The parameters each row's runs had (`workload.params`), sizes included."""
+    ran: dict[tuple[str, int], dict[str, Any]] = {}
+    for doc in docs:
+        row = _doc_row(doc)
+        params = (doc.get("workload") or {}).get("params")
+        if row is not None and isinstance(params, dict) and params:
+            ran.setdefault(row, params)
+    return ran
+
+
 def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str, Any]:
     accs = _collect(docs)
     touch = _touch_by_row(docs)
-    rows = [dict(r, touch=touch[(r["workload"], int(r["threads"]))])
-            if (r["workload"], int(r["threads"])) in touch else dict(r)
-            for r in _rows_with_extras(plan, accs, docs)]
+    ran = _ran_by_row(docs)
+    rows = []
+    for r in _rows_with_extras(plan, accs, docs):
+        row, at = dict(r), (r["workload"], int(r["threads"]))
+        if at in touch:
+            row["touch"] = touch[at]
+        if at in ran:
+            row["ran"] = {k: v for k, v in ran[at].items() if k != "touch"}
+        rows.append(row)
     allocs = _allocators_with_extras(plan, docs)
     cells: list[dict[str, Any]] = []
     for row in rows:
         threads = int(row["threads"])
         row_cells: list[dict[str, Any]] = []
         for alloc in allocs:
-            key = cell_key(row["workload"], alloc["name"], threads)
-            acc = accs.get(key, _Acc())
+            label = CellKey(row["workload"], threads, alloc["name"]).label()
+            acc = accs.get((row["workload"], threads, alloc["name"]), _Acc())
             metric = acc.primary or row.get("metric") or ""
             unit, better = acc.units.get(metric, (row.get("unit") or "", row.get("better") or "lower"))
             primary = _spread_json(acc.values.get(metric, []))
             cell: dict[str, Any] = {
-                "cell": key, "workload": row["workload"], "group": row.get("group") or "",
+                "cell": label, "workload": row["workload"], "group": row.get("group") or "",
                 "threads": threads, "allocator": alloc["name"],
                 "metric": metric, "unit": unit, "better": better, **primary,
                 "reps": acc.reps.get(metric, []),
@@ -219,6 +227,7 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                 c["ratio_to_system"] = stats.ratio(c["median"], base["median"])
         cells += row_cells
     return {"schema": SUMMARY_SCHEMA, "baseline": BASELINE, "reps": plan.get("reps"),
+            "quick": plan.get("quick"),
             "cores": _cores(docs), "allocators": allocs, "rows": rows, "cells": cells}
 
 

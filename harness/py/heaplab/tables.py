@@ -14,54 +14,33 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from typing import Any
 
-from . import run_notes
+from . import fmt, run_notes
 from .catalog import format_params
 from .summary import BASELINE, STATUS_NOT_INSTALLED, STATUS_OK
 
-# Above a million, figures read better with a suffix (309M ns, not 309038895).
-LARGE_SCALES = ((1e12, "T"), (1e9, "G"), (1e6, "M"))
-# Longest runner error message quoted inside a Markdown cell.
-MESSAGE_MAX_CHARS = 80
+# the formatters tables use, by the names other modules know them
+fmt_number = fmt.number
+fmt_count = fmt.count
+fmt_ratio = fmt.ratio
+value_text = fmt.value
+_one_line = fmt.one_line
+_md_escape = fmt.md
 
 
-def fmt_number(value: float | None) -> str:
-    """Three significant figures without exponents, for reading."""
-    if value is None or not math.isfinite(value):
-        return "–" if value is None else str(value)
-    magnitude = abs(value)
-    for scale, suffix in LARGE_SCALES:
-        if magnitude >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    if magnitude >= 100:
-        return f"{value:.0f}"
-    if magnitude >= 10:
-        return f"{value:.1f}"
-    if magnitude >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "" if value is None else f"×{value:.2f}"
-
-
-def _one_line(text: str | None) -> str:
-    line = " ".join((text or "").split())
-    if len(line) > MESSAGE_MAX_CHARS:
-        line = line[: MESSAGE_MAX_CHARS - 1] + "…"
-    return line
-
-
-def cell_text(cell: dict[str, Any], baseline: str = BASELINE) -> str:
-    """What one table cell says (Markdown and plain text)."""
+def cell_text(cell: dict[str, Any], baseline: str = BASELINE, reps: int | None = None,
+              divisor: float = 1.0) -> str:
+    """What one table cell says (Markdown and plain text): `n=4` when it has
+    fewer repetitions than `reps` (an interrupted run); figures divided by
+    `divisor` (nanoseconds shown as seconds)."""
     status = cell["status"]
     if status == STATUS_OK:
-        text = fmt_number(cell["median"])
+        text = fmt_number(cell["median"] / divisor)
         if cell["n"] > 1:
-            text += f" ({fmt_number(cell['min'])}–{fmt_number(cell['max'])})"
+            text += f" ({fmt_number(cell['min'] / divisor)}–{fmt_number(cell['max'] / divisor)})"
+        if isinstance(reps, int) and cell["n"] < reps:
+            text += f" n={cell['n']}"
         if cell.get("ratio_to_system") is not None and cell["allocator"] != baseline:
             text += " " + fmt_ratio(cell["ratio_to_system"])
         if cell["failures"]:
@@ -88,15 +67,18 @@ def _index(summary: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]
     return {(c["workload"], int(c["threads"]), c["allocator"]): c for c in summary["cells"]}
 
 
+def row_scale(row: dict[str, Any], cells: list[dict[str, Any]]) -> tuple[str, float]:
+    """(unit shown, divisor) of a row: nanoseconds of a program's whole run in seconds."""
+    unit = next((c["unit"] for c in cells if c["status"] == STATUS_OK), row.get("unit") or "")
+    medians = [c["median"] for c in cells if c["status"] == STATUS_OK and c["median"] is not None]
+    return fmt.seconds_scale(unit, medians)
+
+
 def _metric_label(row: dict[str, Any], cells: list[dict[str, Any]]) -> str:
     metric = next((c["metric"] for c in cells if c["status"] == STATUS_OK), row.get("metric") or "")
-    unit = next((c["unit"] for c in cells if c["status"] == STATUS_OK), row.get("unit") or "")
+    unit = row_scale(row, cells)[0]
     better = next((c["better"] for c in cells if c["status"] == STATUS_OK), row.get("better") or "lower")
     return f"{metric} ({unit}, {better} is better)" if unit else f"{metric} ({better} is better)"
-
-
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 TOUCH = "touch"
@@ -159,14 +141,6 @@ def cross_thread_text(cells: list[dict[str, Any]]) -> str:
             f"({_range_text(shares, lambda v: f'{v:.1f}%')})")
 
 
-def fmt_count(value: float) -> str:
-    """A count for reading: 950, 12.3k, 4.10M."""
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:.0f}"
-
-
 def peak_rss_text(cell: dict[str, Any], base: dict[str, Any] | None) -> str:
     """Peak RSS in MB (median, min–max), with its ratio to the baseline's."""
     if cell["status"] != STATUS_OK:
@@ -206,16 +180,50 @@ def _memory_table(summary: dict[str, Any], group: str, allocs: list[str],
     return out
 
 
+def _uneven(summary: dict[str, Any]) -> bool:
+    """Some cell that ran has fewer repetitions than planned (Ctrl-C)."""
+    reps = summary.get("reps")
+    return isinstance(reps, int) and any(
+        c["status"] == STATUS_OK and c["n"] < reps for c in summary["cells"])
+
+
+def sizes_text(summary: dict[str, Any]) -> str:
+    """`quick sizes` / `full sizes`, as the run's plan says, or ''."""
+    quick = summary.get("quick")
+    return "" if quick is None else ("quick sizes" if quick else "full sizes")
+
+
+def _sizes_ran(summary: dict[str, Any], group: str) -> str:
+    """`tmalloc-st-64 pairs=1000; ...`: the parameters each workload of the
+    group ran with, as its documents say."""
+    parts = [f"{row['workload']} {format_params(sorted(row['ran'].items()))}"
+             for row in summary["rows"] if row.get("group", "") == group and row.get("ran")]
+    return "; ".join(dict.fromkeys(parts))
+
+
+def _head(summary: dict[str, Any], group: str) -> list[str]:
+    reps = summary.get("reps")
+    runs = "1 run" if reps == 1 else f"{reps} runs (min–max)"
+    head = f"Each cell: median of {runs}, then ×ratio of that median to {summary['baseline']}'s."
+    if _uneven(summary):
+        head += f" A cell with fewer than {reps} runs (the run was interrupted) says its n."
+    lines = [head]
+    sizes, ran = sizes_text(summary), _sizes_ran(summary, group)
+    if sizes or ran:
+        lines += ["", f"Sizes: {sizes or 'as the documents say'}" + (f" ({_md_escape(ran)})" if ran else "") + "."]
+    return lines
+
+
 def markdown(summary: dict[str, Any]) -> str:
     allocs = [a["name"] for a in summary["allocators"]]
     index = _index(summary)
     reps = summary.get("reps")
+    uneven = _uneven(summary)
     out: list[str] = []
     for group in _groups(summary):
         out.append(f"## {group or '(no group)'}")
         out.append("")
-        runs = "1 run" if reps == 1 else f"{reps} runs (min–max)"
-        out.append(f"Each cell: median of {runs}, then ×ratio of that median to {summary['baseline']}'s.")
+        out += _head(summary, group)
         out.append("")
         out.append("| workload | threads | metric | " + " | ".join(allocs) + " |")
         out.append("| --- | ---: | --- | " + " | ".join("---:" for _ in allocs) + " |")
@@ -223,7 +231,9 @@ def markdown(summary: dict[str, Any]) -> str:
             if row.get("group", "") != group:
                 continue
             cells = [index[(row["workload"], int(row["threads"]), a)] for a in allocs]
-            texts = [_md_escape(cell_text(c)) for c in cells]
+            divisor = row_scale(row, cells)[1]
+            texts = [_md_escape(cell_text(c, reps=reps if uneven else None, divisor=divisor))
+                     for c in cells]
             out.append(f"| {_md_escape(workload_label(row))} | "
                        f"{threads_text(int(row['threads']), summary.get('cores'))} | "
                        f"{_md_escape(_metric_label(row, cells))} | " + " | ".join(texts) + " |")
