@@ -173,14 +173,16 @@ static unsigned take_stored(struct class_central *cc, const struct size_class *c
     return n;
 }
 
-/* Carves up to `want` free blocks from the heap's spans into out[0..n), in
- * address order; returns n (fewer when no span can be had). Class lock
- * held. */
+/* Carves up to `want` free blocks from the heap's spans into out[0..n),
+ * the lowest address last (a bin hands out its last entry first, so a
+ * program filling new blocks writes upwards through memory); returns n
+ * (fewer when no span can be had). Class lock held. */
 static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, unsigned want, struct tentry *out)
 {
     const struct size_class *c = &core_classes[cls];
-    unsigned n = 0;
-    while (n < want) {
+    /* filled downwards from out[want - 1] */
+    struct tentry *next = out + want;
+    while (next > out) {
         struct span *s = cc->partial;
         if (!s && !(s = new_span(cc, heap, cls)))
             break;
@@ -191,29 +193,33 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         _Atomic uint16_t *slots = (_Atomic uint16_t *)span_slots(seg, head);
         unsigned words = (c->capacity + 63) / 64;
         unsigned w = s->scan_word;
-        while (n < want && w < words) {
+        struct tentry *span_first = next;
+        while (next > out && w < words) {
             uint64_t bits = bm[w];
-            while (bits && n < want) {
+            while (bits && next > out) {
                 unsigned b = (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
                 size_t idx = (size_t)w * 64 + b;
-                size_t off = idx * c->size;
-                if (s->purged)
-                    touch_block(cc, s, off, c->size);
-                out[n].ptr = (void *)(start + off);
-                out[n].slot = slots + idx;
-                n++;
-                s->free_count--;
+                next--;
+                next->ptr = (void *)(start + idx * c->size);
+                next->slot = slots + idx;
             }
             bm[w] = bits;
             if (!bits)
                 w++;
         }
         s->scan_word = w;
+        s->free_count -= (uint32_t)(span_first - next);
+        /* blocks on pages never touched or given back make them resident */
+        for (struct tentry *t = next; t < span_first && s->purged; t++)
+            touch_block(cc, s, (uintptr_t)t->ptr - start, c->size);
         if (s->free_count == 0)
             partial_remove(cc, s);
         CORE_ASSERT(span_is_valid(s), "span invalid after refill");
     }
+    unsigned n = (unsigned)(out + want - next);
+    if (next > out)
+        memmove(out, next, (size_t)n * sizeof *out);
     cc->out_bytes += (size_t)n * c->size;
     return n;
 }
@@ -227,48 +233,43 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
     class_lock_take(heap, cls);
     size_t before = free_resident(cc);
     unsigned n = take_stored(cc, c, want, out);
-    if (!n) {
+    if (!n)
         n = carve(cc, heap, cls, want, out);
-        /* the lowest address is handed out first, so that a program
-         * filling new blocks writes upwards through memory */
-        for (unsigned i = 0, j = n; i + 1 < j; i++, j--) {
-            struct tentry t = out[i];
-            out[i] = out[j - 1];
-            out[j - 1] = t;
-        }
-    }
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
     class_unlock(heap, cls);
     return n;
 }
 
-/* The free block at `a`, in the span at page `head` of `seg`, goes back
- * into that span's bitmap (the class lock of the span's heap held). */
-static void bitmap_return(struct class_central *cc, const struct size_class *c, struct small_seg *seg, unsigned head,
-                          uintptr_t a, uint64_t now)
-{
-    struct span *s = &seg->spans[head];
-    size_t off = a - span_start(seg, head);
-    size_t idx = (off * c->recip) >> RECIP_SHIFT;
-    span_bitmap(seg, head)[idx / 64] |= (uint64_t)1 << (idx % 64);
-    if (idx / 64 < s->scan_word)
-        s->scan_word = (uint32_t)(idx / 64);
-    if (s->free_count++ == 0)
-        partial_push(cc, s);
-    if (!s->in_dirty)
-        dirty_push(cc, s, now);
-    CORE_ASSERT(span_is_valid(s), "span invalid after a block came back");
-}
-
 /* Returns the blocks of e[0..n), all of `heap`, to their spans' bitmaps
- * (class lock of `heap` held). */
+ * (class lock of `heap` held). A block in the same span as the one before
+ * it (a bin or store holds blocks in the order they were freed, and
+ * programs free neighbours together) reuses that span's addresses. */
 static void return_to_bitmaps(struct class_central *cc, const struct size_class *c, const struct tentry *e, unsigned n,
                               uint64_t now)
 {
+    const size_t span_bytes = span_bytes_of(c);
+    struct span *s = NULL;
+    uintptr_t start = 0;
+    uint64_t *bm = NULL;
     for (unsigned i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
-        bitmap_return(cc, c, small_seg_of(a), span_head_of(a, c), a, now);
+        if (a - start >= span_bytes) {
+            struct small_seg *seg = small_seg_of(a);
+            unsigned head = span_head_of(a, c);
+            s = &seg->spans[head];
+            start = span_start(seg, head);
+            bm = span_bitmap(seg, head);
+            if (!s->in_dirty)
+                dirty_push(cc, s, now);
+        }
+        size_t idx = ((a - start) * c->recip) >> RECIP_SHIFT;
+        bm[idx / 64] |= (uint64_t)1 << (idx % 64);
+        if (idx / 64 < s->scan_word)
+            s->scan_word = (uint32_t)(idx / 64);
+        if (s->free_count++ == 0)
+            partial_push(cc, s);
+        CORE_ASSERT(span_is_valid(s), "span invalid after a block came back");
     }
 }
 
