@@ -3,7 +3,7 @@
  *
  * Each recorded thread is a replay thread running its own stream. The
  * streams meet at cuts: phase ends (at fixed fractions of the recorded
- * order) and sample points. At a cut every thread stops exactly where the
+ * order, or where a script's phases say) and sample points. At a cut every thread stops exactly where the
  * recorded order puts it, so the blocks live there are the recorded ones;
  * thread 0 then reads RSS. Between cuts a thread waits only when it
  * names a block another thread allocates (TRACE_EV_WAIT): it spins, then
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { SPINS_BEFORE_YIELD = 64, CACHE_LINE = 64, TOUCH_NONE = 0, TOUCH_PAGES = 1, TOUCH_ALL = 2 };
+enum { SPINS_BEFORE_YIELD = 64, CACHE_LINE = 64, PHASE_NAME_MAX = 32 };
 
 typedef struct replay_thread {
     uint64_t live;     /* bytes this thread allocated minus what it freed */
@@ -39,7 +39,8 @@ typedef struct replay {
     trace *t;
     const alloc_table *a;
     wl_ctx *ctx;
-    int touch;
+    wl_touch_mode touch;
+    const char *const *names; /* phase names, or NULL for part1, part2, ... */
     int cuts;
     uint64_t *cut_end;   /* cut_end[c * streams + s]: stream s stops before this event */
     uint64_t *cut_ops;   /* events in recorded order up to cut c */
@@ -71,8 +72,7 @@ static void *block_of(replay *r, const trace_ev *e)
 
 static void placed(replay *r, replay_thread *me, const trace_ev *e, void *p, uint64_t bytes)
 {
-    if (r->touch != TOUCH_NONE)
-        wl_touch(p, bytes, r->touch == TOUCH_ALL);
+    wl_touch_block(p, (size_t)bytes, r->touch);
     trace_slot *s = &r->t->slots[e->id];
     s->size = bytes;
     me->live += bytes;
@@ -172,8 +172,9 @@ static void at_cut(replay *r, int c)
     if (rss >= 0 && r->rss_start >= 0 && rss - r->rss_start > r->peak_ws)
         r->peak_ws = rss - r->rss_start;
     if (r->cut_phase[c]) {
-        char name[32];
-        snprintf(name, sizeof name, "part%d", r->cut_phase[c]);
+        char part[PHASE_NAME_MAX];
+        snprintf(part, sizeof part, "part%d", r->cut_phase[c]);
+        const char *name = r->names ? r->names[r->cut_phase[c] - 1] : part;
         /* ops of the phase: events since the previous phase end */
         int last_phase = c - 1;
         while (last_phase >= 0 && !r->cut_phase[last_phase])
@@ -219,9 +220,9 @@ static void *map_zeroed(size_t bytes)
     return p;
 }
 
-/* The cuts: phase ends at k/phases of the recorded order and sample points
- * at j/samples, merged; for each, where every stream stops. */
-static int plan_cuts(replay *r, int phases, int samples)
+/* The cuts: phase ends (ends[k-1], or k/phases of the recorded order) and
+ * sample points at j/samples, merged; for each, where every stream stops. */
+static int plan_cuts(replay *r, int phases, const uint64_t *ends, int samples)
 {
     trace *t = r->t;
     int most = phases + samples;
@@ -238,7 +239,7 @@ static int plan_cuts(replay *r, int phases, int samples)
     r->cut_phase = (int *)(r->cut_ops + most);
     int c = 0;
     for (int k = 1, j = 1; k <= phases;) {
-        uint64_t at_phase = t->ops * (uint64_t)k / (uint64_t)phases;
+        uint64_t at_phase = ends ? ends[k - 1] : t->ops * (uint64_t)k / (uint64_t)phases;
         uint64_t at_sample = j <= samples ? t->ops * (uint64_t)j / (uint64_t)samples : UINT64_MAX;
         if (at_sample < at_phase) {
             r->cut_ops[c++] = at_sample;
@@ -289,15 +290,17 @@ static void reset_peak_rss(void)
     fclose(f);
 }
 
-static int trace_run_workload(wl_ctx *ctx)
+int trace_workload_replay(wl_ctx *ctx, trace *t, int nphases, const uint64_t *ends,
+                          const char *const *names)
 {
     replay r;
     memset(&r, 0, sizeof r);
-    r.t = ctx->w->data;
+    r.t = t;
     r.a = ctx->a;
     r.ctx = ctx;
-    r.touch = (int)wl_param(ctx, "touch");
-    if (plan_cuts(&r, (int)wl_param(ctx, "phases"), (int)wl_param(ctx, "samples")) != 0) {
+    r.touch = wl_touch_param(ctx);
+    r.names = names;
+    if (plan_cuts(&r, nphases, ends, (int)wl_param(ctx, "samples")) != 0) {
         wl_fail(ctx, "%s: cannot map the replay's bookkeeping", r.t->path);
         return -1;
     }
@@ -314,7 +317,6 @@ static int trace_run_workload(wl_ctx *ctx)
     if (n > 1)
         pthread_barrier_destroy(&r.at_cut);
 
-    const trace *t = r.t;
     uint64_t replayed = 0;
     for (int s = 0; s < n; s++)
         replayed += r.th[s].pos;
@@ -337,6 +339,35 @@ static int trace_run_workload(wl_ctx *ctx)
              (long long)t->cross_thread);
     munmap(r.th, r.books_bytes);
     return 0;
+}
+
+static int trace_run_workload(wl_ctx *ctx)
+{
+    return trace_workload_replay(ctx, ctx->w->data, (int)wl_param(ctx, "phases"), NULL, NULL);
+}
+
+trace *trace_workload_load(const char *path, char *err, size_t errlen)
+{
+    trace *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (trace_open(path, t, err, errlen) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+uint64_t trace_workload_ops(const trace *t) { return t->ops; }
+
+void trace_workload_close(trace *t)
+{
+    if (!t)
+        return;
+    trace_close(t);
+    free(t);
 }
 
 int trace_workload_open(const char *path, workload *out, char *err, size_t errlen)
@@ -364,11 +395,12 @@ int trace_workload_open(const char *path, workload *out, char *err, size_t errle
         .threaded = 0,
         .params =
             {
-                {"phases", 4, 0, 1, 100, "phases at equal fractions of the recorded order"},
-                {"samples", 20, 0, 0, 1000, "memory-over-time points"},
-                {"touch", TOUCH_PAGES, 0, TOUCH_NONE, TOUCH_ALL,
-                 "write new blocks: 0 none, 1 one byte per page, 2 every byte"},
-                {NULL, 0, 0, 0, 0, NULL},
+                {"phases", TRACE_DEFAULT_PHASES, 0, 1, TRACE_MAX_PHASES,
+                 "phases at equal fractions of the recorded order", NULL},
+                {"samples", TRACE_DEFAULT_SAMPLES, 0, 0, TRACE_MAX_SAMPLES,
+                 "memory-over-time points", NULL},
+                WL_TOUCH_PARAM(WL_TOUCH_PAGES),
+                {NULL, 0, 0, 0, 0, NULL, NULL},
             },
         .run = trace_run_workload,
         .source = loaded.path,
