@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
+from . import adhoc_program, atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -73,6 +73,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the benchmark matrix (default: --quick)")
     add_options(p)
+    adhoc_program.add_arguments(p)
     p.set_defaults(func=main)
 
 
@@ -188,6 +189,7 @@ def _run_matrix(args: argparse.Namespace, made: list[pathlib.Path]) -> int:
         if args.timeout is not None and args.timeout <= 0:
             raise catalog_mod.SelectionError(f"--timeout: {args.timeout:g} is not a positive number of seconds")
         shard = merge.parse_shard(args.shard) if args.shard else None
+        adhoc_program.apply(args)
     except (catalog_mod.SelectionError, ValueError) as e:
         print(f"run.py: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
