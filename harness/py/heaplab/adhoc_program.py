@@ -58,7 +58,7 @@ DESCRIBE_MAX = 160
 def describe(command: list[str]) -> str:
     """The command as the tables and charts show it: the words as typed,
     cut to DESCRIBE_MAX characters; only the program's name when a word
-    holds `$`, `"` or `\` (chart titles read `$` as mathematics; `served.argv`
+    holds a dollar sign, a double quote or a backslash (chart titles read `$` as mathematics; `served.argv`
     in each raw document keeps the full command)."""
     shown = " ".join(command)
     if any(c in shown for c in '$"\\'):
