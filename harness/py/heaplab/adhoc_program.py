@@ -58,8 +58,9 @@ DESCRIBE_MAX = 160
 def describe(command: list[str]) -> str:
     """The command as the tables and charts show it: the words as typed,
     cut to DESCRIBE_MAX characters; only the program's name when a word
-    holds a dollar sign, a double quote or a backslash (chart titles read `$` as mathematics; `served.argv`
-    in each raw document keeps the full command)."""
+    holds a dollar sign, a double quote or a backslash (chart titles read
+    dollar signs as mathematics; `served.argv` in each raw document keeps
+    the full command)."""
     shown = " ".join(command)
     if any(c in shown for c in '$"\\'):
         shown = f"{pathlib.Path(command[0]).name} ({len(command) - 1} arguments)"
