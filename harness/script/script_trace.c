@@ -21,10 +21,10 @@
 enum { PERCENT_ALL = 100 };
 
 /* The options of the `trace` line, which become the replay's parameters. */
-enum { OPT_TOUCH, OPT_PHASES, OPT_SAMPLES };
+enum { OPT_TOUCH, OPT_PHASES, OPT_SAMPLES, OPT_TURNS };
 static const char *const trace_options[] = {
     [OPT_TOUCH] = "touch", [OPT_PHASES] = "phases", [OPT_SAMPLES] = "samples",
-    [OPT_SAMPLES + 1] = NULL,
+    [OPT_TURNS] = "turns", [OPT_TURNS + 1] = NULL,
 };
 
 /* A phase of a trace script: it ends at `until` (a count of calls in the
@@ -41,7 +41,7 @@ typedef struct trace_part {
 struct sc_trace {
     struct trace *t;
     int line;
-    long long touch, phases, samples;   /* the parameters' defaults */
+    long long touch, phases, samples, turns;   /* the parameters' defaults */
     trace_part *phase;
     int nphases;
     /* resolved when the script is finished: what the replay is given */
@@ -69,8 +69,8 @@ static int option(parser *ps, sc_trace *tr, char *text)
     char msg[SC_ERR_MAX];
     char *eq = strchr(text, '=');
     if (!eq)
-        return sc_perr(ps, "trace: expected KEY=VALUE, got '%s' (keys: touch, phases, samples)",
-                       text);
+        return sc_perr(ps, "trace: expected KEY=VALUE, got '%s' (keys: touch, phases, samples, "
+                       "turns)", text);
     *eq = '\0';
     const char *value = eq + 1;
     int k = sc_word_in(text, trace_options);
@@ -87,13 +87,13 @@ static int option(parser *ps, sc_trace *tr, char *text)
         tr->touch = v;
         return 0;
     }
-    long long v, hi = k == OPT_PHASES ? TRACE_MAX_PHASES : TRACE_MAX_SAMPLES;
+    long long v, lo = k == OPT_PHASES,
+                 hi = k == OPT_PHASES ? TRACE_MAX_PHASES : k == OPT_TURNS ? 1 : TRACE_MAX_SAMPLES;
     if (sc_parse_size(value, &v, msg, sizeof msg) < 0)
         return sc_perr(ps, "trace %s=: %s", text, msg);
-    if (v < (k == OPT_PHASES) || v > hi)
-        return sc_perr(ps, "trace %s=%lld is out of range [%d, %lld]", text, v, k == OPT_PHASES,
-                       hi);
-    *(k == OPT_PHASES ? &tr->phases : &tr->samples) = v;
+    if (v < lo || v > hi)
+        return sc_perr(ps, "trace %s=%lld is out of range [%lld, %lld]", text, v, lo, hi);
+    *(k == OPT_PHASES ? &tr->phases : k == OPT_TURNS ? &tr->turns : &tr->samples) = v;
     return 0;
 }
 
@@ -238,11 +238,11 @@ int sc_finish_trace(parser *ps)
     int n = 0;
     p[n++] = (wl_param_def)WL_TOUCH_PARAM(WL_TOUCH_PAGES);
     p[0].def = tr->touch;
-    p[n++] = (wl_param_def){"samples", tr->samples, 0, 0, TRACE_MAX_SAMPLES,
-                            "memory-over-time points", NULL};
+    p[n++] = (wl_param_def)TRACE_SAMPLES_PARAM(tr->samples);
+    p[n++] = (wl_param_def)TRACE_TURNS_PARAM;
+    p[n - 1].def = tr->turns;
     if (!tr->nphases)
-        p[n++] = (wl_param_def){"phases", tr->phases, 0, 1, TRACE_MAX_PHASES,
-                                "phases at equal fractions of the recorded order", NULL};
+        p[n++] = (wl_param_def)TRACE_PHASES_PARAM(tr->phases);
     s->nparams = n;
     return 0;
 }

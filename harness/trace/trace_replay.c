@@ -1,7 +1,8 @@
 /* Replaying a trace through the allocator table: see trace_workload.h and
  * docs/trace-format.md ("Replay").
  *
- * Each recorded thread is a replay thread running its own stream. The
+ * Two ways to run the threads. Freely (the default): 
+ each recorded thread is a replay thread running its own stream. The
  * streams meet at cuts: phase ends (at fixed fractions of the recorded
  * order, or where a script's phases say) and sample points. At a cut every thread stops exactly where the
  * recorded order puts it, so the blocks live there are the recorded ones;
@@ -9,6 +10,14 @@
  * names a block another thread allocates (TRACE_EV_WAIT): it spins, then
  * yields, until the slot holds the block. The recorded order puts that
  * allocation first, and before the same cut, so no wait can deadlock.
+ *
+ * In turns (`turns=1`, and always under valgrind): the threads take turns
+ * run by run of the recorded order, so the allocator sees the same calls
+ * in the same order every time and none at once; valgrind runs one thread
+ * at a time anyway, and this is what makes instruction counts of a
+ * threaded trace repeat. A thread waits for its turn on a futex of its
+ * own, with callgrind's counting off; whoever holds the turn at a cut
+ * takes the cut's readings.
  *
  * Bookkeeping (events, slots, cut tables) is in mappings made before the
  * clock starts; the loop calls nothing but the table and wl_touch. */
@@ -23,7 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trace_valgrind.h"
 
 enum { SPINS_BEFORE_YIELD = 64, CACHE_LINE = 64, PHASE_NAME_MAX = 32 };
 
@@ -32,8 +46,11 @@ typedef struct replay_thread {
     uint64_t peak;     /* peak of live (exact for a single stream) */
     uint64_t pos;      /* next event of the stream */
     uint64_t sink;     /* usable sizes, kept so the calls are not dropped */
-    char pad[CACHE_LINE - 4 * sizeof(uint64_t)];
+    /* in turns: the low 32 bits of the schedule run this thread may start */
+    _Atomic uint32_t turn;
+    char pad[CACHE_LINE - 4 * sizeof(uint64_t) - sizeof(uint32_t)];
 } replay_thread;
+_Static_assert(sizeof(replay_thread) == CACHE_LINE, "one replay thread per cache line");
 
 typedef struct replay {
     trace *t;
@@ -47,6 +64,10 @@ typedef struct replay {
     int *cut_phase;      /* phase number (1-based) ending at cut c, or 0 for a sample */
     replay_thread *th;
     pthread_barrier_t at_cut;
+    /* in turns: events done in recorded order, the next cut, the clock */
+    uint64_t done;
+    int next_cut;
+    uint64_t since_ns;
     uint64_t timed_ns;
     long long rss_start, peak_ws;
     size_t books_bytes;
@@ -210,6 +231,91 @@ static void replay_stream(wl_ctx *ctx, int index, void *arg)
     }
 }
 
+/* ---- in turns ---- */
+
+enum { NO_TURN = UINT32_MAX };
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits until run `run` of the schedule is this thread's to do. */
+static void wait_turn(replay_thread *me, uint64_t run)
+{
+    trace_toggle_counting();
+    uint32_t want = (uint32_t)run, seen;
+    while ((seen = atomic_load_explicit(&me->turn, memory_order_acquire)) != want)
+        futex_wait(&me->turn, seen);
+    trace_toggle_counting();
+}
+
+static void give_turn(replay_thread *th, uint64_t run)
+{
+    atomic_store_explicit(&th->turn, (uint32_t)run, memory_order_release);
+    futex_wake(&th->turn);
+}
+
+/* Hands run `run` to its thread; after the last run, "the end" (run
+ * schedule_len) to every thread at once. */
+static void pass_turn(replay *r, uint64_t run)
+{
+    trace_toggle_counting();
+    if (run < r->t->schedule_len)
+        give_turn(&r->th[r->t->schedule[run].thread], run);
+    else
+        for (int s = 0; s < r->t->streams; s++)
+            give_turn(&r->th[s], run);
+    trace_toggle_counting();
+}
+
+/* The cuts due before the next event (or at the end): their readings. */
+static void cuts_due(replay *r)
+{
+    while (r->next_cut < r->cuts && r->cut_ops[r->next_cut] == r->done) {
+        r->timed_ns += wl_now_ns() - r->since_ns;
+        at_cut(r, r->next_cut++);
+        r->since_ns = wl_now_ns();
+    }
+}
+
+static void replay_in_turns(wl_ctx *ctx, int index, void *arg)
+{
+    (void)ctx;
+    replay *r = arg;
+    const trace *t = r->t;
+    replay_thread *me = &r->th[index];
+    const trace_ev *ev = t->stream[index];
+    if (t->schedule_len == 0 && index == 0) {
+        r->since_ns = wl_now_ns();
+        cuts_due(r);
+    }
+    for (uint64_t run = 0; run < t->schedule_len; run++) {
+        if (t->schedule[run].thread != (uint32_t)index)
+            continue;
+        wait_turn(me, run);
+        if (run == 0)
+            r->since_ns = wl_now_ns();
+        for (uint32_t k = 0; k < t->schedule[run].length; k++) {
+            cuts_due(r);
+            replay_event(r, me, &ev[me->pos++]);
+            r->done++;
+        }
+        if (run + 1 == t->schedule_len)
+            cuts_due(r);
+        pass_turn(r, run + 1);
+    }
+    /* no thread ends (and the allocator's thread-exit work starts) before
+     * the last call is replayed */
+    if (t->schedule_len)
+        wait_turn(me, t->schedule_len);
+}
+
 static void *map_zeroed(size_t bytes)
 {
     void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -306,15 +412,20 @@ int trace_workload_replay(wl_ctx *ctx, trace *t, int nphases, const uint64_t *en
     }
     memset(r.t->slots, 0, (r.t->blocks + 1) * sizeof(trace_slot));
     int n = r.t->streams;
-    if (n > 1)
+    int turns = wl_param(ctx, "turns") || trace_under_valgrind();
+    for (int s = 0; s < n; s++)
+        atomic_store(&r.th[s].turn, NO_TURN);
+    if (t->schedule_len)
+        atomic_store(&r.th[t->schedule[0].thread].turn, 0);
+    if (n > 1 && !turns)
         pthread_barrier_init(&r.at_cut, NULL, (unsigned)n);
     reset_peak_rss();
     r.rss_start = measure_rss_bytes();
-    wl_run_threads(ctx, n, 0, replay_stream, &r);
+    wl_run_threads(ctx, n, 0, turns ? replay_in_turns : replay_stream, &r);
     long long hwm = measure_peak_rss_bytes();
     if (hwm >= 0 && r.rss_start >= 0 && hwm - r.rss_start > r.peak_ws)
         r.peak_ws = hwm - r.rss_start;
-    if (n > 1)
+    if (n > 1 && !turns)
         pthread_barrier_destroy(&r.at_cut);
 
     uint64_t replayed = 0;
@@ -331,6 +442,7 @@ int trace_workload_replay(wl_ctx *ctx, trace *t, int nphases, const uint64_t *en
     }
     wl_metric(ctx, "skipped_frees", (double)t->skipped, "count", "lower");
     wl_metric(ctx, "threads", n, "count", "higher");
+    wl_metric(ctx, "in_turns", turns, "bool", "higher");
     wl_metric(ctx, "peak_live_bytes", (double)peak_live, "bytes", "lower");
     wl_metric(ctx, "peak_ws_bytes", (double)r.peak_ws, "bytes", "lower");
     wl_metric(ctx, "fragmentation", peak_live ? (double)r.peak_ws / (double)peak_live : 0,
@@ -395,11 +507,10 @@ int trace_workload_open(const char *path, workload *out, char *err, size_t errle
         .threaded = 0,
         .params =
             {
-                {"phases", TRACE_DEFAULT_PHASES, 0, 1, TRACE_MAX_PHASES,
-                 "phases at equal fractions of the recorded order", NULL},
-                {"samples", TRACE_DEFAULT_SAMPLES, 0, 0, TRACE_MAX_SAMPLES,
-                 "memory-over-time points", NULL},
+                TRACE_PHASES_PARAM(TRACE_DEFAULT_PHASES),
+                TRACE_SAMPLES_PARAM(TRACE_DEFAULT_SAMPLES),
                 WL_TOUCH_PARAM(WL_TOUCH_PAGES),
+                TRACE_TURNS_PARAM,
                 {NULL, 0, 0, 0, 0, NULL, NULL},
             },
         .run = trace_run_workload,

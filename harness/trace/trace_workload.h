@@ -13,10 +13,22 @@
 
 /* The replay's parameters: `touch` (what is written into each new block,
  * as for every workload; default pages), `samples` (memory-over-time
- * points at equal fractions) and, unless the phases are named, `phases`
- * (phases at equal fractions of the recorded order). */
+ * points at equal fractions), `turns` (the threads take turns in the
+ * recorded order instead of running freely between waits) and, unless the
+ * phases are named, `phases` (phases at equal fractions of the recorded
+ * order). */
 enum { TRACE_DEFAULT_PHASES = 4, TRACE_MAX_PHASES = 100, TRACE_DEFAULT_SAMPLES = 20,
        TRACE_MAX_SAMPLES = 1000 };
+
+/* The parameters every replay declares (the trace: workload and trace
+ * scripts alike), with their defaults. */
+#define TRACE_SAMPLES_PARAM(def) \
+    {"samples", (def), 0, 0, TRACE_MAX_SAMPLES, "memory-over-time points", NULL}
+#define TRACE_PHASES_PARAM(def) \
+    {"phases", (def), 0, 1, TRACE_MAX_PHASES, "phases at equal fractions of the recorded order", NULL}
+#define TRACE_TURNS_PARAM                                                                  \
+    {"turns", 0, 0, 0, 1, "1: the threads take turns, call by call in the recorded order "  \
+     "(always under valgrind)", NULL}
 
 /* Loads the trace at `path` (checked in full: nothing runs on a bad one)
  * and fills *out with a workload that replays it. Returns 0, or -1 with
