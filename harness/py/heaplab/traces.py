@@ -24,6 +24,7 @@ PARAMS: tuple[dict[str, Any], ...] = (
     {"name": "samples", "default": 20, "quick": 20, "min": 0, "max": 1000},
     {"name": "touch", "default": 2, "quick": 2, "min": 0, "max": 3,
      "values": ["none", "first", "pages", "all"]},
+    {"name": "turns", "default": 0, "quick": 0, "min": 0, "max": 1},
 )
 
 
