@@ -119,3 +119,23 @@ def test_record_then_run_on_every_allocator_draws_the_charts(repo_root, build_di
         for chart in ("memory-phases", "memory-time"):
             assert (run / f"{chart}-trace-{stem}.png").stat().st_size > 0
     assert "trace-churn" in (run / "tables.md").read_text()
+
+
+def test_a_shell_that_forks_and_execs_is_recorded_as_the_busiest_process(repo_root, build_dir,
+                                                                        tmp_path):
+    """The preload follows fork and exec: the shell's forked child (a
+    python3 of its own) gets a file of its own and is left out; the python3
+    the shell execs into writes the kept trace (the shell alone makes a few
+    dozen calls, python3's start-up thousands)."""
+    from conftest import record
+    out = tmp_path / "sh.hltrace"
+    proc = record(repo_root, build_dir, out, [
+        "/bin/sh", "-c", 'x=$(/usr/bin/python3 -c "print(1)"); '
+        'exec /usr/bin/python3 -c "d = [str(i) * 40 for i in range(20000)]"'])
+    assert proc.returncode == 0, proc.stderr
+    h = header(out)
+    assert h["counts"]["ops"] > 1000
+    assert len(h["dropped_processes"]) == 1 and h["dropped_processes"][0]["ops"] > 1000
+    _, m = replayed(build_dir, out, "system")
+    assert m["ops"] == h["counts"]["ops"]
+    assert m["peak_live_bytes"] == h["peak_live_bytes"]
