@@ -284,17 +284,26 @@ int sc_end_phase(parser *ps)
     return 0;
 }
 
+int sc_check_phase_name(parser *ps, const char *name, int earlier_line)
+{
+    if (!sc_valid_name(name, 1))
+        return sc_perr(ps, "bad phase name '%s' (letters, digits, '_', '-', '.')", name);
+    if (earlier_line)
+        return sc_perr(ps, "duplicate phase '%s' (first at line %d)", name, earlier_line);
+    return 0;
+}
+
 static int do_phase(parser *ps, sc_token *t, int n)
 {
     sc_script *s = ps->s;
     if (need_args(ps, "phase", n - 1, 1) < 0 || sc_end_phase(ps) < 0)
         return -1;
-    if (!sc_valid_name(t[1].text, 1))
-        return sc_perr(ps, "bad phase name '%s' (letters, digits, '_', '-', '.')", t[1].text);
-    for (int i = 0; i < s->nphases; i++)
+    int earlier = 0;
+    for (int i = 0; i < s->nphases && !earlier; i++)
         if (strcmp(s->phases[i].name, t[1].text) == 0)
-            return sc_perr(ps, "duplicate phase '%s' (first at line %d)", t[1].text,
-                           s->phases[i].line);
+            earlier = s->phases[i].line;
+    if (sc_check_phase_name(ps, t[1].text, earlier) < 0)
+        return -1;
     sc_phase *grown = realloc(s->phases, (size_t)(s->nphases + 1) * sizeof *grown);
     if (!grown)
         return sc_perr(ps, "out of memory");

@@ -37,6 +37,9 @@ typedef enum sc_header {
 } sc_header;
 extern const char *const sc_header_names[];
 int sc_do_header(parser *ps, sc_header which, sc_token *t, int n);
+/* A new phase's name: valid, and not that of an earlier phase (whose line
+ * is earlier_line; 0 when there is none). Returns 0, or -1 with the error. */
+int sc_check_phase_name(parser *ps, const char *name, int earlier_line);
 /* Checks that the phase being closed is complete (no open repeat, not empty). */
 int sc_end_phase(parser *ps);
 /* Name, unit and sense of each sc_metric. */

@@ -144,12 +144,12 @@ int sc_trace_phase(parser *ps, sc_token *t, int n)
     char msg[SC_ERR_MAX];
     if (n < 2 || n > 3)
         return sc_perr(ps, "a trace script's phase is 'phase NAME [until=N|P%%]'");
-    if (!sc_valid_name(t[1].text, 1))
-        return sc_perr(ps, "bad phase name '%s' (letters, digits, '_', '-', '.')", t[1].text);
-    for (int i = 0; i < tr->nphases; i++)
+    int earlier = 0;
+    for (int i = 0; i < tr->nphases && !earlier; i++)
         if (strcmp(tr->phase[i].name, t[1].text) == 0)
-            return sc_perr(ps, "duplicate phase '%s' (first at line %d)", t[1].text,
-                           tr->phase[i].line);
+            earlier = tr->phase[i].line;
+    if (sc_check_phase_name(ps, t[1].text, earlier) < 0)
+        return -1;
     if (tr->nphases && !tr->phase[tr->nphases - 1].has_until)
         return sc_perr(ps, "phase '%s' (line %d) has no until=, so it ended the trace",
                        tr->phase[tr->nphases - 1].name, tr->phase[tr->nphases - 1].line);
