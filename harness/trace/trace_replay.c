@@ -1,15 +1,16 @@
 /* Replaying a trace through the allocator table: see trace_workload.h and
  * docs/trace-format.md ("Replay").
  *
- * Two ways to run the threads. Freely (the default): 
- each recorded thread is a replay thread running its own stream. The
- * streams meet at cuts: phase ends (at fixed fractions of the recorded
- * order, or where a script's phases say) and sample points. At a cut every thread stops exactly where the
- * recorded order puts it, so the blocks live there are the recorded ones;
- * thread 0 then reads RSS. Between cuts a thread waits only when it
- * names a block another thread allocates (TRACE_EV_WAIT): it spins, then
- * yields, until the slot holds the block. The recorded order puts that
- * allocation first, and before the same cut, so no wait can deadlock.
+ * Two ways to run the threads. Freely (the default): each recorded thread
+ * is a replay thread running its own stream. The streams meet at cuts:
+ * phase ends (at fixed fractions of the recorded order, or where a
+ * script's phases say) and sample points. At a cut every thread stops
+ * exactly where the recorded order puts it, so the blocks live there are
+ * the recorded ones; thread 0 then reads RSS. Between cuts a thread waits
+ * only when it names a block another thread allocates (TRACE_EV_WAIT): it
+ * spins, then yields, until the slot holds the block. The recorded order
+ * puts that allocation first, and before the same cut, so no wait can
+ * deadlock.
  *
  * In turns (`turns=1`, and always under valgrind): the threads take turns
  * run by run of the recorded order, so the allocator sees the same calls
