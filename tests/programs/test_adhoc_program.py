@@ -38,8 +38,9 @@ def run_program(runner: pathlib.Path, out: pathlib.Path, command: list[str], *op
 
 
 def test_a_command_is_measured_on_each_allocator_with_evidence(runner, tmp_path):
+    # long enough (some tenths of a second) for RSS samples every 10 ms
     proc, docs = run_program(runner, tmp_path, [PYTHON, "-c",
-                             "x = [str(i) * 3 for i in range(100000)]"],
+                             "x = [str(i) * 3 for i in range(1000000)]"],
                              "--alloc", "system,heaplab", "--reps", "1")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert {d["cell"] for d in docs} == {"cmd-python3/system/1t", "cmd-python3/heaplab/1t"}
