@@ -1,5 +1,5 @@
 /* The header directives of a script: workload, describe, threads, seed,
- * param, metric, program, setup, phase. Grammar: docs/workloads.md. */
+ * param, metric, program, setup, trace (script_trace.c), phase. Grammar: docs/workloads.md. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@ const char *const sc_header_names[] = {
     [HEADER_WORKLOAD] = "workload", [HEADER_DESCRIBE] = "describe",
     [HEADER_THREADS] = "threads", [HEADER_SEED] = "seed", [HEADER_PARAM] = "param",
     [HEADER_METRIC] = "metric", [HEADER_PROGRAM] = "program", [HEADER_SETUP] = "setup",
-    [HEADER_PHASE] = "phase", [HEADER_PHASE + 1] = NULL,
+    [HEADER_TRACE] = "trace", [HEADER_PHASE] = "phase", [HEADER_PHASE + 1] = NULL,
 };
 
 /* A literal integer for a header directive (no $PARAMs there). */
@@ -106,6 +106,8 @@ static const char *const param_keys[] = {
 static int do_param(parser *ps, sc_token *t, int n)
 {
     sc_script *s = ps->s;
+    if (s->trace)
+        return sc_trace_no_params(ps);
     if (n < 2)
         return sc_perr(ps, "'param' needs NAME=DEFAULT");
     if (s->nparams == WL_MAX_PARAMS - 1)
@@ -248,6 +250,9 @@ static int do_program(parser *ps, sc_token *t, int n)
 {
     if (ps->s->is_program)
         return sc_perr(ps, "second 'program' line (first at line %d)", ps->s->program.line);
+    if (ps->s->trace)
+        return sc_perr(ps, "a script has a 'trace' or a 'program' line, not both (trace at "
+                       "line %d)", sc_trace_line(ps->s->trace));
     if (n < 2)
         return sc_perr(ps, "'program' needs a command, e.g. program /usr/bin/python3 -c ...");
     ps->s->is_program = 1;
@@ -279,17 +284,26 @@ int sc_end_phase(parser *ps)
     return 0;
 }
 
+int sc_check_phase_name(parser *ps, const char *name, int earlier_line)
+{
+    if (!sc_valid_name(name, 1))
+        return sc_perr(ps, "bad phase name '%s' (letters, digits, '_', '-', '.')", name);
+    if (earlier_line)
+        return sc_perr(ps, "duplicate phase '%s' (first at line %d)", name, earlier_line);
+    return 0;
+}
+
 static int do_phase(parser *ps, sc_token *t, int n)
 {
     sc_script *s = ps->s;
     if (need_args(ps, "phase", n - 1, 1) < 0 || sc_end_phase(ps) < 0)
         return -1;
-    if (!sc_valid_name(t[1].text, 1))
-        return sc_perr(ps, "bad phase name '%s' (letters, digits, '_', '-', '.')", t[1].text);
-    for (int i = 0; i < s->nphases; i++)
+    int earlier = 0;
+    for (int i = 0; i < s->nphases && !earlier; i++)
         if (strcmp(s->phases[i].name, t[1].text) == 0)
-            return sc_perr(ps, "duplicate phase '%s' (first at line %d)", t[1].text,
-                           s->phases[i].line);
+            earlier = s->phases[i].line;
+    if (sc_check_phase_name(ps, t[1].text, earlier) < 0)
+        return -1;
     sc_phase *grown = realloc(s->phases, (size_t)(s->nphases + 1) * sizeof *grown);
     if (!grown)
         return sc_perr(ps, "out of memory");
@@ -313,6 +327,7 @@ int sc_do_header(parser *ps, sc_header which, sc_token *t, int n)
     case HEADER_METRIC: return do_metric(ps, t, n);
     case HEADER_PROGRAM: return do_program(ps, t, n);
     case HEADER_SETUP: return do_setup(ps, t, n);
+    case HEADER_TRACE: return sc_do_trace(ps, t, n);
     case HEADER_PHASE: return do_phase(ps, t, n);
     }
     return sc_perr(ps, "internal error: unknown directive %d", (int)which);

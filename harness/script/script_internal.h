@@ -96,6 +96,9 @@ typedef struct sc_cmd {
     char **argv;
 } sc_cmd;
 
+/* A trace script's trace and phases (script_trace.c). */
+typedef struct sc_trace sc_trace;
+
 /* The primary metrics a heap script can report. */
 typedef enum sc_metric { METRIC_NS_PER_OP, METRIC_MOPS_PER_S } sc_metric;
 
@@ -116,6 +119,7 @@ typedef struct sc_script {
     sc_cmd *setup;
     int nsetup;
     int uses_handoff;
+    sc_trace *trace;        /* a trace script (`trace FILE`), else NULL */
 } sc_script;
 
 /* ---- script_lex.c: tokens, numbers, suggestions ---- */
@@ -179,6 +183,13 @@ long long sc_op_count(const sc_op *op, long long live);
 
 int sc_run_heap(wl_ctx *ctx);
 int sc_run_program(wl_ctx *ctx);
+
+/* ---- script_trace.c ---- */
+
+int sc_run_trace(wl_ctx *ctx);
+void sc_trace_free(sc_trace *tr);
+/* The line of the script's `trace` directive. */
+int sc_trace_line(const sc_trace *tr);
 
 /* ---- script_parse.c ---- */
 

@@ -16,7 +16,8 @@
 
 /* Every word a line may start with, for "did you mean". */
 static const char *const all_words[] = {
-    "workload", "describe", "threads", "seed", "param", "metric", "program", "setup", "phase",
+    "workload", "describe", "threads", "seed", "param", "metric", "program", "setup", "trace",
+    "phase",
     "alloc", "free", "realloc", "pairs", "churn", "handoff", "trim", "flush", "sample",
     "repeat", "end", NULL,
 };
@@ -71,6 +72,9 @@ static int parse_line(parser *ps, char *line)
     if (t[0].quoted)
         return sc_perr(ps, "a line starts with a quoted string; expected a directive");
     int op = sc_word_in(w, sc_op_words);
+    if (op >= 0 && ps->s->trace)
+        return sc_perr(ps, "'%s': a trace script replays the trace's calls; it has no "
+                       "operations", w);
     if (op >= 0) {
         if (!ps->phase)
             return sc_perr(ps, "operation '%s' outside a phase (start one with 'phase NAME')", w);
@@ -83,6 +87,8 @@ static int parse_line(parser *ps, char *line)
         sc_unknown(msg, sizeof msg, ps->phase ? "operation" : "directive", w, all_words);
         return sc_perr(ps, "%s", msg);
     }
+    if (h == HEADER_PHASE && ps->s->trace)
+        return sc_trace_phase(ps, t, n);
     if (ps->phase && h != HEADER_PHASE)
         return sc_perr(ps, "'%s' must come before the first phase (line %d)", w,
                        ps->s->phases[0].line);
@@ -120,6 +126,8 @@ static int finish(parser *ps)
         ps->line = 1;
         return sc_perr(ps, "missing 'workload NAME' line");
     }
+    if (s->trace)
+        return sc_finish_trace(ps);
     if (s->is_program) {
         ps->line = s->program.line;
         if (s->nphases)
@@ -163,6 +171,8 @@ static int finish(parser *ps)
 static int script_run(wl_ctx *ctx)
 {
     const sc_script *s = ctx->w->data;
+    if (s->trace)
+        return sc_run_trace(ctx);
     return s->is_program ? sc_run_program(ctx) : sc_run_heap(ctx);
 }
 
@@ -170,7 +180,9 @@ static void describe_workload(const sc_script *s, workload *w)
 {
     w->name = s->name;
     w->group = s->is_program ? "program" : "script";
-    w->describe = s->describe ? s->describe : "workload script";
+    w->describe = s->describe ? s->describe
+                  : s->trace  ? "replay of a recorded program's allocation calls"
+                              : "workload script";
     if (s->is_program) {
         w->metric = "wall_ns";
         w->unit = "ns";
@@ -183,7 +195,7 @@ static void describe_workload(const sc_script *s, workload *w)
     w->default_threads = s->threads;
     /* --threads applies to every heap script (docs/workloads.md: it overrides
      * `threads`), with or without a `threads` line */
-    w->threaded = !s->is_program;
+    w->threaded = !s->is_program && !s->trace;
     w->params[s->nparams].name = NULL;
     w->run = script_run;
     w->source = s->path;
@@ -252,6 +264,7 @@ void sc_script_free(sc_script *s)
     for (int i = 0; i < s->nsetup; i++)
         free_cmd(&s->setup[i]);
     free(s->setup);
+    sc_trace_free(s->trace);
     free(s->name);
     free(s->describe);
     free(s->path);

@@ -33,10 +33,13 @@ char *sc_dup(parser *ps, const char *text);
 /* The header directives; sc_header_names lists their words in this order. */
 typedef enum sc_header {
     HEADER_WORKLOAD, HEADER_DESCRIBE, HEADER_THREADS, HEADER_SEED, HEADER_PARAM,
-    HEADER_METRIC, HEADER_PROGRAM, HEADER_SETUP, HEADER_PHASE,
+    HEADER_METRIC, HEADER_PROGRAM, HEADER_SETUP, HEADER_TRACE, HEADER_PHASE,
 } sc_header;
 extern const char *const sc_header_names[];
 int sc_do_header(parser *ps, sc_header which, sc_token *t, int n);
+/* A new phase's name: valid, and not that of an earlier phase (whose line
+ * is earlier_line; 0 when there is none). Returns 0, or -1 with the error. */
+int sc_check_phase_name(parser *ps, const char *name, int earlier_line);
 /* Checks that the phase being closed is complete (no open repeat, not empty). */
 int sc_end_phase(parser *ps);
 /* Name, unit and sense of each sc_metric. */
@@ -44,6 +47,17 @@ typedef struct sc_metric_info {
     const char *name, *unit, *better;
 } sc_metric_info;
 extern const sc_metric_info sc_metrics[];
+
+/* ---- script_trace.c ---- */
+
+/* `trace FILE [touch=MODE] [phases=P] [samples=S]`: loads the trace. */
+int sc_do_trace(parser *ps, sc_token *t, int n);
+/* The error for a `param` line in a trace script. */
+int sc_trace_no_params(parser *ps);
+/* `phase NAME [until=N|P%]` in a trace script. */
+int sc_trace_phase(parser *ps, sc_token *t, int n);
+/* Whole-script checks of a trace script; declares the replay's parameters. */
+int sc_finish_trace(parser *ps);
 
 /* ---- script_ops.c ---- */
 

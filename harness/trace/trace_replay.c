@@ -1,14 +1,24 @@
 /* Replaying a trace through the allocator table: see trace_workload.h and
  * docs/trace-format.md ("Replay").
  *
- * Each recorded thread is a replay thread running its own stream. The
- * streams meet at cuts: phase ends (at fixed fractions of the recorded
- * order) and sample points. At a cut every thread stops exactly where the
- * recorded order puts it, so the blocks live there are the recorded ones;
- * thread 0 then reads RSS. Between cuts a thread waits only when it
- * names a block another thread allocates (TRACE_EV_WAIT): it spins, then
- * yields, until the slot holds the block. The recorded order puts that
- * allocation first, and before the same cut, so no wait can deadlock.
+ * Two ways to run the threads. Freely (the default): each recorded thread
+ * is a replay thread running its own stream. The streams meet at cuts:
+ * phase ends (at fixed fractions of the recorded order, or where a
+ * script's phases say) and sample points. At a cut every thread stops
+ * exactly where the recorded order puts it, so the blocks live there are
+ * the recorded ones; thread 0 then reads RSS. Between cuts a thread waits
+ * only when it names a block another thread allocates (TRACE_EV_WAIT): it
+ * spins, then yields, until the slot holds the block. The recorded order
+ * puts that allocation first, and before the same cut, so no wait can
+ * deadlock.
+ *
+ * In turns (`turns=1`, and always under valgrind): the threads take turns
+ * run by run of the recorded order, so the allocator sees the same calls
+ * in the same order every time and none at once; valgrind runs one thread
+ * at a time anyway, and this is what makes instruction counts of a
+ * threaded trace repeat. A thread waits for its turn on a futex of its
+ * own, with callgrind's counting off; whoever holds the turn at a cut
+ * takes the cut's readings.
  *
  * Bookkeeping (events, slots, cut tables) is in mappings made before the
  * clock starts; the loop calls nothing but the table and wl_touch. */
@@ -23,29 +33,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-enum { SPINS_BEFORE_YIELD = 64, CACHE_LINE = 64, TOUCH_NONE = 0, TOUCH_PAGES = 1, TOUCH_ALL = 2 };
+#include "trace_valgrind.h"
+
+enum { SPINS_BEFORE_YIELD = 64, CACHE_LINE = 64, PHASE_NAME_MAX = 32 };
 
 typedef struct replay_thread {
     uint64_t live;     /* bytes this thread allocated minus what it freed */
     uint64_t peak;     /* peak of live (exact for a single stream) */
     uint64_t pos;      /* next event of the stream */
     uint64_t sink;     /* usable sizes, kept so the calls are not dropped */
-    char pad[CACHE_LINE - 4 * sizeof(uint64_t)];
+    /* in turns: the low 32 bits of the schedule run this thread may start */
+    _Atomic uint32_t turn;
+    char pad[CACHE_LINE - 4 * sizeof(uint64_t) - sizeof(uint32_t)];
 } replay_thread;
+_Static_assert(sizeof(replay_thread) == CACHE_LINE, "one replay thread per cache line");
 
 typedef struct replay {
     trace *t;
     const alloc_table *a;
     wl_ctx *ctx;
-    int touch;
+    wl_touch_mode touch;
+    const char *const *names; /* phase names, or NULL for part1, part2, ... */
     int cuts;
     uint64_t *cut_end;   /* cut_end[c * streams + s]: stream s stops before this event */
     uint64_t *cut_ops;   /* events in recorded order up to cut c */
     int *cut_phase;      /* phase number (1-based) ending at cut c, or 0 for a sample */
     replay_thread *th;
     pthread_barrier_t at_cut;
+    /* in turns: events done in recorded order, the next cut, the clock */
+    uint64_t done;
+    int next_cut;
+    uint64_t since_ns;
     uint64_t timed_ns;
     long long rss_start, peak_ws;
     size_t books_bytes;
@@ -71,8 +94,7 @@ static void *block_of(replay *r, const trace_ev *e)
 
 static void placed(replay *r, replay_thread *me, const trace_ev *e, void *p, uint64_t bytes)
 {
-    if (r->touch != TOUCH_NONE)
-        wl_touch(p, bytes, r->touch == TOUCH_ALL);
+    wl_touch_block(p, (size_t)bytes, r->touch);
     trace_slot *s = &r->t->slots[e->id];
     s->size = bytes;
     me->live += bytes;
@@ -172,8 +194,9 @@ static void at_cut(replay *r, int c)
     if (rss >= 0 && r->rss_start >= 0 && rss - r->rss_start > r->peak_ws)
         r->peak_ws = rss - r->rss_start;
     if (r->cut_phase[c]) {
-        char name[32];
-        snprintf(name, sizeof name, "part%d", r->cut_phase[c]);
+        char part[PHASE_NAME_MAX];
+        snprintf(part, sizeof part, "part%d", r->cut_phase[c]);
+        const char *name = r->names ? r->names[r->cut_phase[c] - 1] : part;
         /* ops of the phase: events since the previous phase end */
         int last_phase = c - 1;
         while (last_phase >= 0 && !r->cut_phase[last_phase])
@@ -209,6 +232,91 @@ static void replay_stream(wl_ctx *ctx, int index, void *arg)
     }
 }
 
+/* ---- in turns ---- */
+
+enum { NO_TURN = UINT32_MAX };
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits until run `run` of the schedule is this thread's to do. */
+static void wait_turn(replay_thread *me, uint64_t run)
+{
+    trace_toggle_counting();
+    uint32_t want = (uint32_t)run, seen;
+    while ((seen = atomic_load_explicit(&me->turn, memory_order_acquire)) != want)
+        futex_wait(&me->turn, seen);
+    trace_toggle_counting();
+}
+
+static void give_turn(replay_thread *th, uint64_t run)
+{
+    atomic_store_explicit(&th->turn, (uint32_t)run, memory_order_release);
+    futex_wake(&th->turn);
+}
+
+/* Hands run `run` to its thread; after the last run, "the end" (run
+ * schedule_len) to every thread at once. */
+static void pass_turn(replay *r, uint64_t run)
+{
+    trace_toggle_counting();
+    if (run < r->t->schedule_len)
+        give_turn(&r->th[r->t->schedule[run].thread], run);
+    else
+        for (int s = 0; s < r->t->streams; s++)
+            give_turn(&r->th[s], run);
+    trace_toggle_counting();
+}
+
+/* The cuts due before the next event (or at the end): their readings. */
+static void cuts_due(replay *r)
+{
+    while (r->next_cut < r->cuts && r->cut_ops[r->next_cut] == r->done) {
+        r->timed_ns += wl_now_ns() - r->since_ns;
+        at_cut(r, r->next_cut++);
+        r->since_ns = wl_now_ns();
+    }
+}
+
+static void replay_in_turns(wl_ctx *ctx, int index, void *arg)
+{
+    (void)ctx;
+    replay *r = arg;
+    const trace *t = r->t;
+    replay_thread *me = &r->th[index];
+    const trace_ev *ev = t->stream[index];
+    if (t->schedule_len == 0 && index == 0) {
+        r->since_ns = wl_now_ns();
+        cuts_due(r);
+    }
+    for (uint64_t run = 0; run < t->schedule_len; run++) {
+        if (t->schedule[run].thread != (uint32_t)index)
+            continue;
+        wait_turn(me, run);
+        if (run == 0)
+            r->since_ns = wl_now_ns();
+        for (uint32_t k = 0; k < t->schedule[run].length; k++) {
+            cuts_due(r);
+            replay_event(r, me, &ev[me->pos++]);
+            r->done++;
+        }
+        if (run + 1 == t->schedule_len)
+            cuts_due(r);
+        pass_turn(r, run + 1);
+    }
+    /* no thread ends (and the allocator's thread-exit work starts) before
+     * the last call is replayed */
+    if (t->schedule_len)
+        wait_turn(me, t->schedule_len);
+}
+
 static void *map_zeroed(size_t bytes)
 {
     void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -219,9 +327,9 @@ static void *map_zeroed(size_t bytes)
     return p;
 }
 
-/* The cuts: phase ends at k/phases of the recorded order and sample points
- * at j/samples, merged; for each, where every stream stops. */
-static int plan_cuts(replay *r, int phases, int samples)
+/* The cuts: phase ends (ends[k-1], or k/phases of the recorded order) and
+ * sample points at j/samples, merged; for each, where every stream stops. */
+static int plan_cuts(replay *r, int phases, const uint64_t *ends, int samples)
 {
     trace *t = r->t;
     int most = phases + samples;
@@ -238,7 +346,7 @@ static int plan_cuts(replay *r, int phases, int samples)
     r->cut_phase = (int *)(r->cut_ops + most);
     int c = 0;
     for (int k = 1, j = 1; k <= phases;) {
-        uint64_t at_phase = t->ops * (uint64_t)k / (uint64_t)phases;
+        uint64_t at_phase = ends ? ends[k - 1] : t->ops * (uint64_t)k / (uint64_t)phases;
         uint64_t at_sample = j <= samples ? t->ops * (uint64_t)j / (uint64_t)samples : UINT64_MAX;
         if (at_sample < at_phase) {
             r->cut_ops[c++] = at_sample;
@@ -289,32 +397,38 @@ static void reset_peak_rss(void)
     fclose(f);
 }
 
-static int trace_run_workload(wl_ctx *ctx)
+int trace_workload_replay(wl_ctx *ctx, trace *t, int nphases, const uint64_t *ends,
+                          const char *const *names)
 {
     replay r;
     memset(&r, 0, sizeof r);
-    r.t = ctx->w->data;
+    r.t = t;
     r.a = ctx->a;
     r.ctx = ctx;
-    r.touch = (int)wl_param(ctx, "touch");
-    if (plan_cuts(&r, (int)wl_param(ctx, "phases"), (int)wl_param(ctx, "samples")) != 0) {
+    r.touch = wl_touch_param(ctx);
+    r.names = names;
+    if (plan_cuts(&r, nphases, ends, (int)wl_param(ctx, "samples")) != 0) {
         wl_fail(ctx, "%s: cannot map the replay's bookkeeping", r.t->path);
         return -1;
     }
     memset(r.t->slots, 0, (r.t->blocks + 1) * sizeof(trace_slot));
     int n = r.t->streams;
-    if (n > 1)
+    int turns = wl_param(ctx, "turns") || trace_under_valgrind();
+    for (int s = 0; s < n; s++)
+        atomic_store(&r.th[s].turn, NO_TURN);
+    if (t->schedule_len)
+        atomic_store(&r.th[t->schedule[0].thread].turn, 0);
+    if (n > 1 && !turns)
         pthread_barrier_init(&r.at_cut, NULL, (unsigned)n);
     reset_peak_rss();
     r.rss_start = measure_rss_bytes();
-    wl_run_threads(ctx, n, 0, replay_stream, &r);
+    wl_run_threads(ctx, n, 0, turns ? replay_in_turns : replay_stream, &r);
     long long hwm = measure_peak_rss_bytes();
     if (hwm >= 0 && r.rss_start >= 0 && hwm - r.rss_start > r.peak_ws)
         r.peak_ws = hwm - r.rss_start;
-    if (n > 1)
+    if (n > 1 && !turns)
         pthread_barrier_destroy(&r.at_cut);
 
-    const trace *t = r.t;
     uint64_t replayed = 0;
     for (int s = 0; s < n; s++)
         replayed += r.th[s].pos;
@@ -329,6 +443,7 @@ static int trace_run_workload(wl_ctx *ctx)
     }
     wl_metric(ctx, "skipped_frees", (double)t->skipped, "count", "lower");
     wl_metric(ctx, "threads", n, "count", "higher");
+    wl_metric(ctx, "in_turns", turns, "bool", "higher");
     wl_metric(ctx, "peak_live_bytes", (double)peak_live, "bytes", "lower");
     wl_metric(ctx, "peak_ws_bytes", (double)r.peak_ws, "bytes", "lower");
     wl_metric(ctx, "fragmentation", peak_live ? (double)r.peak_ws / (double)peak_live : 0,
@@ -337,6 +452,35 @@ static int trace_run_workload(wl_ctx *ctx)
              (long long)t->cross_thread);
     munmap(r.th, r.books_bytes);
     return 0;
+}
+
+static int trace_run_workload(wl_ctx *ctx)
+{
+    return trace_workload_replay(ctx, ctx->w->data, (int)wl_param(ctx, "phases"), NULL, NULL);
+}
+
+trace *trace_workload_load(const char *path, char *err, size_t errlen)
+{
+    trace *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (trace_open(path, t, err, errlen) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+uint64_t trace_workload_ops(const trace *t) { return t->ops; }
+
+void trace_workload_close(trace *t)
+{
+    if (!t)
+        return;
+    trace_close(t);
+    free(t);
 }
 
 int trace_workload_open(const char *path, workload *out, char *err, size_t errlen)
@@ -364,11 +508,11 @@ int trace_workload_open(const char *path, workload *out, char *err, size_t errle
         .threaded = 0,
         .params =
             {
-                {"phases", 4, 0, 1, 100, "phases at equal fractions of the recorded order"},
-                {"samples", 20, 0, 0, 1000, "memory-over-time points"},
-                {"touch", TOUCH_PAGES, 0, TOUCH_NONE, TOUCH_ALL,
-                 "write new blocks: 0 none, 1 one byte per page, 2 every byte"},
-                {NULL, 0, 0, 0, 0, NULL},
+                TRACE_PHASES_PARAM(TRACE_DEFAULT_PHASES),
+                TRACE_SAMPLES_PARAM(TRACE_DEFAULT_SAMPLES),
+                WL_TOUCH_PARAM(WL_TOUCH_PAGES),
+                TRACE_TURNS_PARAM,
+                {NULL, 0, 0, 0, 0, NULL, NULL},
             },
         .run = trace_run_workload,
         .source = loaded.path,

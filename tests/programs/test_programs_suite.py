@@ -165,3 +165,8 @@ def test_the_suite_runs_end_to_end_at_tiny_sizes(runner_path: pathlib.Path, buil
     for d in redis_system:
         # Debian's redis-server links jemalloc: the system column is jemalloc
         assert d["evidence"]["served_by_name"] == ["jemalloc"]
+    tables = (tmp_path / "latest" / "tables.md").read_text()
+    if redis_system:
+        # and the table says so, from the evidence
+        assert "prog-redis: the system column is jemalloc, not glibc" in tables
+    assert "prog-sqlite: the system column" not in tables

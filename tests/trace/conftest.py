@@ -82,6 +82,16 @@ def python_trace(repo_root, build_dir, traces_dir) -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def churn_trace(repo_root, build_dir, traces_dir) -> pathlib.Path:
+    """python3 running a script the project ships (workloads/programs/churn.py)."""
+    out = traces_dir / "churn.hltrace"
+    proc = record(repo_root, build_dir, out, ["/usr/bin/python3", str(repo_root / "workloads" /
+                                              "programs" / "churn.py"), "20000"])
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
 def sort_trace(repo_root, build_dir, traces_dir) -> pathlib.Path:
     lines = traces_dir / "lines.txt"
     lines.write_text("".join(f"{(i * 7919) % 10007:08x} {i}\n" for i in range(5000)))

@@ -85,3 +85,57 @@ def test_trace_check_agrees_with_the_header(build_dir, handoff):
 def test_python_trace_is_small_on_disk(python_trace):
     h = header(python_trace)
     assert python_trace.stat().st_size / h["counts"]["ops"] <= 6
+
+
+def test_record_then_run_on_every_allocator_draws_the_charts(repo_root, build_dir, handoff,
+                                                             churn_trace, sort_trace,
+                                                             allocators, tmp_path):
+    """The user's path end to end: three recorded programs (threaded C,
+    python3 running a shipped script, sort) replayed by `run.py run` on
+    every installed allocator, with the recorded calls and peak, and the
+    memory charts of each."""
+    import subprocess
+    import sys
+    traces = {"handoff": handoff[0], "churn": churn_trace, "sort": sort_trace}
+    proc = subprocess.run([sys.executable, str(repo_root / "run.py"), "run", "--runner",
+                           str(build_dir / "heaplab-run"), "--workload",
+                           ",".join(f"trace:{t}" for t in traces.values()),
+                           "--alloc", ",".join(allocators), "--reps", "1", "--param", "samples=8",
+                           "--out", str(tmp_path)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = tmp_path / "latest"
+    docs = [json.loads(line) for line in (run / "raw.jsonl").read_text().splitlines()]
+    assert len(docs) == len(traces) * len(allocators)
+    for stem, trace in traces.items():
+        h = header(trace)
+        mine = [d for d in docs if d["workload"]["name"] == f"trace-{stem}"]
+        assert {d["allocator"]["name"] for d in mine} == set(allocators)
+        for d in mine:
+            assert d["status"] == "ok", (d["cell"], d.get("error"))
+            assert d["metrics"]["ops"]["value"] == h["counts"]["ops"], d["cell"]
+            assert d["metrics"]["peak_live_bytes"]["value"] == h["peak_live_bytes"], d["cell"]
+            assert len(d["samples"]) >= 4
+        for chart in ("memory-phases", "memory-time"):
+            assert (run / f"{chart}-trace-{stem}.png").stat().st_size > 0
+    assert "trace-churn" in (run / "tables.md").read_text()
+
+
+def test_a_shell_that_forks_and_execs_is_recorded_as_the_busiest_process(repo_root, build_dir,
+                                                                        tmp_path):
+    """The preload follows fork and exec: the shell's forked child (a
+    python3 of its own) gets a file of its own and is left out; the python3
+    the shell execs into writes the kept trace (the shell alone makes a few
+    dozen calls, python3's start-up thousands)."""
+    from conftest import record
+    out = tmp_path / "sh.hltrace"
+    proc = record(repo_root, build_dir, out, [
+        "/bin/sh", "-c", 'x=$(/usr/bin/python3 -c "print(1)"); '
+        'exec /usr/bin/python3 -c "d = [str(i) * 40 for i in range(20000)]"'])
+    assert proc.returncode == 0, proc.stderr
+    h = header(out)
+    assert h["counts"]["ops"] > 1000
+    assert len(h["dropped_processes"]) == 1 and h["dropped_processes"][0]["ops"] > 1000
+    _, m = replayed(build_dir, out, "system")
+    assert m["ops"] == h["counts"]["ops"]
+    assert m["peak_live_bytes"] == h["peak_live_bytes"]

@@ -12,7 +12,7 @@ import pathlib
 import shutil
 import sys
 
-from . import catalog as catalog_mod, charts, deps, execution, paths, runopts, suites, tables
+from . import adhoc_program, catalog as catalog_mod, charts, deps, execution, paths, runopts, suites, tables
 from .execution import EXIT_BAD_INPUT, EXIT_FAILED_CELLS, EXIT_INTERRUPTED
 from .prepare import obtain_runner
 
@@ -52,6 +52,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the benchmark matrix (default: --quick)")
     add_options(p)
+    adhoc_program.add_arguments(p)
     p.set_defaults(func=main)
 
 
@@ -64,8 +65,9 @@ def choices_of(args: argparse.Namespace) -> runopts.Choices:
 
 
 def main(args: argparse.Namespace) -> int:
-    choices = choices_of(args)
     try:
+        adhoc_program.apply(args)
+        choices = choices_of(args)
         checked = runopts.check(choices)
     except catalog_mod.SelectionError as e:
         print(f"run.py: {e}", file=sys.stderr)

@@ -128,6 +128,21 @@ def merge(doc: dict[str, Any], report: dict[str, Any] | None) -> dict[str, Any]:
     return doc
 
 
+def served_notes(cells: list[dict[str, Any]]) -> list[str]:
+    """Markdown notes under a table: each system cell of a program whose
+    evidence shows a malloc other than glibc's (a program that brings its
+    own allocator, as Debian's redis-server brings jemalloc)."""
+    lines: list[str] = []
+    for c in cells:
+        served = [name for name in c.get("served_by") or [] if name != "glibc"]
+        if c.get("allocator") == "system" and served:
+            lines += [f"> **{c['workload']}: the system column is {', '.join(served)}, not "
+                      f"glibc.** The program brings its own allocator: the evidence of its "
+                      f"served process shows malloc resolved to {', '.join(served)} when "
+                      f"nothing is preloaded.", ""]
+    return lines
+
+
 def not_installed_only(cell: dict[str, Any]) -> bool:
     """A summary cell whose every failure is a program that is not installed."""
     failures = cell.get("failures") or []

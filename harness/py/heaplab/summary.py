@@ -54,6 +54,8 @@ class _Acc:
     primary: str | None = None
     # per successful document: figures that are not metrics
     figures: dict[str, list[float]] = field(default_factory=dict)
+    # program cells: the libraries their evidence says served malloc
+    served_by: set[str] = field(default_factory=set)
 
 
 # Figures of a document kept per cell besides its metrics: name -> the path
@@ -93,6 +95,7 @@ def _collect(docs: Iterable[dict[str, Any]]) -> dict[tuple[str, int, str], _Acc]
             acc.failures.append(Failure.of(doc).to_json())
             continue
         acc.primary = acc.primary or doc.get("primary")
+        acc.served_by.update((doc.get("evidence") or {}).get("served_by_name") or [])
         for name, path in DOC_FIGURES.items():
             value = _figure(doc, path)
             if value is not None:
@@ -209,6 +212,7 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                                    "better": acc.units[name][1]}
                             for name, vals in acc.values.items()},
                 "figures": {name: _spread_json(vals) for name, vals in acc.figures.items()},
+                "served_by": sorted(acc.served_by),
             }
             if primary["n"]:
                 cell["status"] = STATUS_OK

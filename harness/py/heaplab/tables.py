@@ -16,7 +16,7 @@ import csv
 import io
 from typing import Any
 
-from . import fmt, run_notes
+from . import fmt, programs, run_notes
 from .catalog import format_params
 from .summary import BASELINE, STATUS_NOT_INSTALLED, STATUS_OK
 
@@ -239,6 +239,7 @@ def markdown(summary: dict[str, Any]) -> str:
                        f"{_md_escape(_metric_label(row, cells))} | " + " | ".join(texts) + " |")
         out.append("")
         group_cells = [c for c in summary["cells"] if c.get("group", "") == group]
+        out += programs.served_notes(group_cells)
         if _counts_frees(group_cells):
             out += _memory_table(summary, group, allocs, index)
     out.append(run_notes.markdown(summary))

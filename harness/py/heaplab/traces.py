@@ -22,7 +22,9 @@ PREFIX_BYTES = 16
 PARAMS: tuple[dict[str, Any], ...] = (
     {"name": "phases", "default": 4, "quick": 4, "min": 1, "max": 100},
     {"name": "samples", "default": 20, "quick": 20, "min": 0, "max": 1000},
-    {"name": "touch", "default": 1, "quick": 1, "min": 0, "max": 2},
+    {"name": "touch", "default": 2, "quick": 2, "min": 0, "max": 3,
+     "values": ["none", "first", "pages", "all"]},
+    {"name": "turns", "default": 0, "quick": 0, "min": 0, "max": 1},
 )
 
 
