@@ -19,6 +19,11 @@ static const char *const op_names[] = {
 /* A repeat whose live count changes every round is walked round by round;
  * past this many steps the walk gives up rather than stall the load. */
 static const long long MAX_CHECK_STEPS = 100000000;
+/* Most blocks a script may keep live at once per thread: the interpreter
+ * keeps a 16-byte entry for each (1 << 30 of them take 16 GiB), mapped
+ * before the clock starts; past this the mapping would fail at run time,
+ * far from the line that asked for it. */
+static const long long MAX_LIVE_BLOCKS = 1LL << 30;
 
 static void resolve_num(sc_num *n, const long long *pv)
 {
@@ -115,6 +120,12 @@ static int walk_ops(walk *wk, sc_op *ops, int n)
             return -1;
         if (wk->live > wk->most)
             wk->most = wk->live;
+        if (wk->live > MAX_LIVE_BLOCKS) {
+            snprintf(wk->err, wk->errlen, "%s:%d: %s: %lld blocks live at once, more than a script can "
+                     "keep (at most %lld per thread)", wk->s->path, op->line, op_names[op->kind], wk->live,
+                     MAX_LIVE_BLOCKS);
+            return -1;
+        }
         if (op->kind != OP_REPEAT)
             continue;
         for (long long r = 0; r < op->count.val; r++) {
