@@ -36,7 +36,7 @@ import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, cmd_run, compare, merge, paths
+from . import atomicio, catalog as catalog_mod, cmd_report, cmd_run, compare, merge, paths
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -295,5 +295,6 @@ def main(args: argparse.Namespace) -> int:
             copy_baseline(folder, baseline)
             print(f"ci: baseline {baseline} is now a copy of {folder}", file=sys.stderr)
     print(f"ci: summary: {out / SUMMARY_MD}, {out / SUMMARY_JSON}", file=sys.stderr)
+    cmd_report.finish(out)  # OUT/report.html: the verdicts and the run, its path the last line
     return exit_code
 

@@ -34,8 +34,8 @@ def _draw_here(run_dir: pathlib.Path) -> int:
     except Exception as e:  # one line, not a traceback, for a chart that fails
         print(f"plots: drawing {run_dir} failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    for path in drawn:
-        print(f"chart: {path}")
+    # one line, not one per chart: report.html shows them all
+    print(f"charts: {len(drawn)} files in {run_dir}", file=sys.stderr)
     return _draw_reproduced_here(run_dir)
 
 

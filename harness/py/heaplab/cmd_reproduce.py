@@ -34,7 +34,7 @@ import subprocess
 import sys
 from typing import Any, Iterable, Sequence
 
-from . import atomicio, catalog as catalog_mod, cmd_run, matrix, paths, published, pythons, rawlog, rundir
+from . import atomicio, catalog as catalog_mod, cmd_report, cmd_run, matrix, paths, published, pythons, rawlog, rundir
 from .prepare import obtain_runner
 from .reproduce_table import TableResult, measured_from_documents, render_markdown, reproduce
 from .summary import plan_json
@@ -296,9 +296,9 @@ def draw_charts_here(folder: pathlib.Path, table_ids: Sequence[str]) -> int:
     try:
         tables = [published.find_table(published.load_all(), tid) for tid in table_ids]
         env = rundir.load_env(folder)
-        for result in results_of(folder, [t for t in tables if is_memory_table(t)]):
-            for path in _draw_memory_charts(folder, result, env):
-                print(f"chart: {path}")
+        drawn = [path for result in results_of(folder, [t for t in tables if is_memory_table(t)])
+                 for path in _draw_memory_charts(folder, result, env)]
+        print(f"charts: {len(drawn)} published-beside-measured files in {folder}", file=sys.stderr)
     except Exception as e:  # one line, not a traceback, for a chart that fails
         print(f"reproduce: drawing charts in {folder} failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
@@ -410,11 +410,13 @@ def main(args: argparse.Namespace) -> int:
     print(f"run folder: {folder}", file=sys.stderr)
 
     if interrupted:
+        cmd_report.finish(folder)  # report.html, its path the last line
         return EXIT_INTERRUPTED
     failed = [c for c in summary["cells"] if c["failures"]]
     if failed:
         print(f"reproduce: {len(failed)} cell(s) had failed runs: "
               + ", ".join(f"{c['cell']} {c['failures'][0]['label']}" for c in failed), file=sys.stderr)
+    cmd_report.finish(folder)
     return EXIT_FAILED_CELLS if failed or missing else EXIT_OK
 
 

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import Any
 
-from . import atomicio, deps, catalog as catalog_mod, cmd_plot, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
+from . import atomicio, deps, catalog as catalog_mod, cmd_plot, cmd_report, matrix, merge, paths, programs as programs_mod, rundir, runner as runner_mod, suites, tables
 from .summary import plan_json
 from .prepare import obtain_runner
 from .progress import Progress
@@ -177,6 +177,8 @@ def run(args: argparse.Namespace) -> tuple[int, pathlib.Path | None]:
     wrote, or None when it stopped before making one)."""
     made: list[pathlib.Path] = []
     status = _run_matrix(args, made)
+    if made:
+        cmd_report.finish(made[0])  # report.html, its path the last line
     return status, (made[0] if made else None)
 
 

@@ -935,6 +935,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what to print on stdout (default markdown)")
     parser.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
     parser.add_argument("--markdown-out", metavar="FILE", help="also write the Markdown to FILE")
+    parser.add_argument("--html-out", metavar="FILE",
+                        help="also write the verdicts as a self-contained HTML page to FILE")
 
 
 def _write_atomic(path: str, text: str) -> None:
@@ -971,6 +973,9 @@ def main(args: argparse.Namespace) -> int:
             _write_atomic(args.json_out, document)
         if args.markdown_out:
             _write_atomic(args.markdown_out, markdown)
+        if args.html_out:
+            from . import cmd_report
+            cmd_report.write_comparison(json.loads(document), Path(args.html_out))
     except RunFolderError as exc:
         print(f"compare: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -980,4 +985,7 @@ def main(args: argparse.Namespace) -> int:
     for warning in comparison.warnings:
         print(f"compare: warning: {warning}", file=sys.stderr)
     sys.stdout.write(document if args.format == "json" else markdown)
+    if args.html_out:
+        # after the JSON, not inside it
+        print(f"report: {args.html_out}", file=sys.stderr if args.format == "json" else sys.stdout)
     return comparison.exit_code()

@@ -401,6 +401,8 @@ def main(args: argparse.Namespace) -> int:
     if len(result.machines) > 1:
         print(f"merge: note: documents come from {len(result.machines)} machines",
               file=sys.stderr)
+    from . import cmd_report
+    cmd_report.finish(result.out)  # report.html, its path the last line
     return 0
 
 

@@ -1,0 +1,122 @@
+"""report.html in a real browser: headless Chromium opens the page of the
+fixture run folder, of a ci folder and of a real tiny run, and must show no
+console error, fetch nothing but the page, and lay out every table and
+every chart with a size. Skipped, saying why, when chromium is missing
+outside CI; in CI (`CI` set) a missing chromium fails."""
+from __future__ import annotations
+
+import os
+import pathlib
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from heaplab import cmd_report
+
+import browser
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+# The page's own view of itself: tables with rows, and every chart's size
+# and number of drawn marks, as laid out.
+CHECK = """(() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
+  return {
+    tables: Array.from(document.querySelectorAll('table')).map(t => [t.tBodies[0].rows.length, ...box(t)]),
+    charts: Array.from(document.querySelectorAll('svg.chart')).map(s => [s.querySelectorAll('.mark').length, ...box(s)]),
+    title: document.title,
+    h2: Array.from(document.querySelectorAll('h2')).map(h => h.textContent),
+  };
+})()"""
+SORT_CHECK = """(() => {
+  const table = document.querySelector('table.sortable');
+  const firsts = () => Array.from(table.tBodies[0].rows).map(r => r.cells[0].textContent);
+  const before = firsts();
+  table.tHead.rows[0].cells[0].click();
+  const up = firsts();
+  table.tHead.rows[0].cells[0].click();
+  return {before, up, down: firsts()};
+})()"""
+
+
+def _chromium_or_skip() -> None:
+    if browser.find() is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed in CI (.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt install chromium): the page is not rendered")
+
+
+def _render(page: pathlib.Path, shot: pathlib.Path) -> browser.Page:
+    with browser.Browser() as b:
+        result = b.open(page, CHECK)
+        b.screenshot(shot)
+    return result
+
+
+def _assert_shown(result: browser.Page, page: pathlib.Path, shot: pathlib.Path) -> None:
+    assert result.errors == [], result.errors
+    assert result.requests == [page.resolve().as_uri()], result.requests
+    shown = result.result
+    assert shown["tables"], "no table"
+    for rows, width, height in shown["tables"]:
+        assert rows > 0 and width > 0 and height > 0, shown["tables"]
+    assert shown["charts"], "no chart"
+    for marks, width, height in shown["charts"]:
+        assert marks > 0 and width > 100 and height > 50, shown["charts"]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 1000 and height > 1000
+
+
+def test_fixture_run_renders_every_table_and_chart_without_errors(run_dir: pathlib.Path,
+                                                                 tmp_path: pathlib.Path) -> None:
+    _chromium_or_skip()
+    page = cmd_report.write(run_dir)
+    shot = tmp_path / "fixture.png"
+    result = _render(page, shot)
+    _assert_shown(result, page, shot)
+    assert result.result["h2"][:1] == ["tmalloc"]
+
+
+def test_ci_folder_renders_its_verdicts_first(ci_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    _chromium_or_skip()
+    page = cmd_report.write(ci_dir)
+    shot = tmp_path / "ci.png"
+    result = _render(page, shot)
+    _assert_shown(result, page, shot)
+    assert result.result["h2"][0] == "Verdicts"
+
+
+def test_clicking_a_heading_sorts_its_table(run_dir: pathlib.Path) -> None:
+    _chromium_or_skip()
+    page = cmd_report.write(run_dir)
+    with browser.Browser() as b:
+        result = b.open(page, SORT_CHECK)
+    assert result.errors == []
+    order = result.result
+    assert len(order["before"]) > 1
+    assert order["up"] == sorted(order["before"])
+    assert order["down"] == sorted(order["before"], reverse=True)
+
+
+def test_a_real_tiny_run_ends_with_its_report_and_renders(runner_path: pathlib.Path,
+                                                        tmp_path: pathlib.Path) -> None:
+    _chromium_or_skip()
+    if not runner_path.exists():
+        pytest.skip(f"no runner at {runner_path} (build with ./run.py first)")
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "run.py"), "run", "--quick", "--no-install", "--no-plots",
+         "--runner", str(runner_path), "--workload", "tmalloc-st-64,memory-over-time",
+         "--alloc", "system,heaplab", "--threads", "1,2", "--reps", "2", "--out", str(tmp_path)],
+        capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("report: ") and last.endswith("report.html")
+    page = pathlib.Path(last[len("report: "):])
+    shot = tmp_path / "run.png"
+    result = _render(page, shot)
+    _assert_shown(result, page, shot)
+    titles = " ".join(result.result["h2"])
+    assert "tmalloc" in titles and "script" in titles
