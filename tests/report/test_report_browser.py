@@ -120,3 +120,26 @@ def test_a_real_tiny_run_ends_with_its_report_and_renders(runner_path: pathlib.P
     _assert_shown(result, page, shot)
     titles = " ".join(result.result["h2"])
     assert "tmalloc" in titles and "script" in titles
+
+
+def test_a_real_reproduce_shows_published_beside_measured_with_its_orderings(
+        runner_path: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    _chromium_or_skip()
+    if not runner_path.exists():
+        pytest.skip(f"no runner at {runner_path} (build with ./run.py first)")
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "run.py"), "reproduce", "000-tmalloc-memory", "--quick", "--reps", "1",
+         "--no-install", "--no-plots", "--runner", str(runner_path), "--out", str(tmp_path)],
+        capture_output=True, text=True, check=False)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("report: ") and last.endswith("report.html")
+    page = pathlib.Path(last[len("report: "):])
+    text = page.read_text(encoding="utf-8")
+    published = text.index('id="reproduced"')
+    assert published < text.index('id="group-')
+    assert "orderings hold" in text and "Published: " in text and "Measured here: " in text
+    shot = tmp_path / "reproduce.png"
+    result = _render(page, shot)
+    _assert_shown(result, page, shot)
+    assert result.result["h2"][0] == "Published beside measured"

@@ -36,7 +36,7 @@ th[data-sortable]{cursor:pointer}
 td.failed{background:#fde8e8;color:#8a1c1c}td.missing{color:#777}
 .pair{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 .pair>div{flex:1 1 560px;min-width:0;overflow-x:auto}.pair>div.tbl{flex:0 1 auto;max-width:100%}
-.pair>div.fig{flex:1 1 440px;max-width:560px}
+.pair>div.fig{flex:1 1 400px;max-width:560px}
 figure{margin:8px 0}figcaption{font-size:12px;color:#555;max-width:760px}
 svg.chart{max-width:100%;height:auto}
 .v-faster{background:#e3f4e6}.v-slower,.v-new_failed{background:#fde8e8}
