@@ -149,3 +149,13 @@ def test_chromium_is_installed_for_the_pytest_suite_only() -> None:
     assert "chromium" not in cmd_test.packages_for(["ctest", "asan", "tsan"])
     ci = (REPO / ".ci" / "run").read_text()
     assert re.search(r"^\s+chromium\)?$", ci, re.M)
+
+
+def test_ci_report_finds_its_run_after_the_ci_folder_moved(ci_dir: pathlib.Path, run_dir: pathlib.Path,
+                                                           tmp_path: pathlib.Path) -> None:
+    moved = tmp_path / "moved"
+    (moved / "runs").mkdir(parents=True)
+    run_dir.rename(moved / "runs" / run_dir.name)
+    (ci_dir / "summary.json").rename(moved / "summary.json")
+    page = _page(moved)
+    assert 'id="verdicts"' in page and 'id="group-' in page

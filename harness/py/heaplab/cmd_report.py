@@ -1,6 +1,6 @@
-"""`run.py report DIR`: (re)writes DIR/report.html from the folder alone.
+"""write report.html of a run folder (or of a ci output folder) from the folder alone
 
-DIR is a run folder (run, reproduce, merge) or the output folder of
+`run.py report DIR`: DIR is a run folder (run, reproduce, merge) or the output folder of
 `run.py ci`. The page is self-contained: inline CSS and SVG, no network.
 run, reproduce, merge and ci write it at the end through finish(), which
 prints its path as their last line; `compare --html-out FILE` through
@@ -44,10 +44,8 @@ def write_comparison(document: dict[str, Any], out: pathlib.Path) -> pathlib.Pat
     return out
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write report.html of a run folder (or a ci output folder)")
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="a results/runs/<id> folder, or results/ci")
-    p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -146,9 +146,10 @@ def _reproduced(path: pathlib.Path, env: dict[str, Any]) -> list[Reproduced]:
 
 def _load_ci(path: pathlib.Path) -> Folder:
     doc = _read_json(path / rundir.SUMMARY)
-    run_path = pathlib.Path(str(doc.get("run") or ""))
-    if not run_path.is_absolute():
-        run_path = path / run_path
+    named = pathlib.Path(str(doc.get("run") or ""))
+    # as ci wrote it (relative to where it ran, when --out was), or moved
+    # along with the ci folder: its runs/ holds it
+    run_path = next((p for p in (named, path / "runs" / named.name) if (p / rundir.RAW).exists()), named)
     folder = load_run(run_path)
     folder.path, folder.kind = path, "ci"
     if doc.get("against_baseline"):
