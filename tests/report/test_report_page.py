@@ -118,6 +118,8 @@ def test_compare_html_out_writes_the_verdicts_page(run_dir: pathlib.Path, tmp_pa
     assert proc.stdout.splitlines()[-1] == f"report: {out}"
     page = out.read_text(encoding="utf-8")
     assert 'id="verdicts"' in page and "<table" in page
+    # 3 repetitions cannot detect a 5% change: the page says what would
+    assert "<blockquote>Recommendation: " in page
 
 
 def test_merge_writes_the_report_and_prints_its_path_last(run_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:

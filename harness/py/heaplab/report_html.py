@@ -193,6 +193,9 @@ def verdicts(comparison: report_data.Comparison) -> str:
     out.append(_table(head, rows))
     for w in doc.get("warnings") or []:
         out.append(f'<p class="note">warning: {escape(str(w))}</p>')
+    advice = (doc.get("recommendation") or {}).get("text")
+    if advice:
+        out.append(f"<blockquote>{escape(advice)}</blockquote>")
     return "\n".join(out)
 
 
