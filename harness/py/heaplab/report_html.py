@@ -245,7 +245,7 @@ def group_rows(folder: Folder, group: str) -> list[dict[str, Any]]:
 
 
 def _index(folder: Folder) -> dict[tuple[str, int, str], dict[str, Any]]:
-    return {(c["workload"], int(c["threads"]), c["allocator"]): c for c in folder.summary.get("cells") or []}
+    return tables._index(folder.summary)   # (workload, threads, allocator) -> cell
 
 
 def group_table(folder: Folder, group: str) -> str:
