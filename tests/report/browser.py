@@ -160,6 +160,16 @@ class Browser:
                 page.requests.append(str((p.get("request") or {}).get("url")))
         return page
 
+    def without_script(self) -> None:
+        """Pages opened from now on run none of their script."""
+        self.call("Emulation.setScriptExecutionDisabled", {"value": True})
+
+    def count(self, selector: str) -> int:
+        """Elements matching `selector` in the open page, through the DOM
+        domain (no script of the page's needed)."""
+        root = self.call("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        return len(self.call("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"])
+
     def screenshot(self, out: pathlib.Path, max_height: int | None = None) -> None:
         """The whole page (or its top `max_height` CSS pixels) as a PNG."""
         size = self.call("Page.getLayoutMetrics")["cssContentSize"]

@@ -143,3 +143,17 @@ def test_a_real_reproduce_shows_published_beside_measured_with_its_orderings(
     result = _render(page, shot)
     _assert_shown(result, page, shot)
     assert result.result["h2"][0] == "Published beside measured"
+
+
+def test_the_page_reads_the_same_without_script(run_dir: pathlib.Path) -> None:
+    _chromium_or_skip()
+    page = cmd_report.write(run_dir)
+    selectors = ("table", "tbody tr", "svg.chart", "svg.chart .mark", "td.failed", "figcaption")
+    with browser.Browser() as b:
+        b.open(page, "1")
+        with_script = [b.count(s) for s in selectors]
+    with browser.Browser() as b:
+        b.without_script()
+        b.open(page, "1")
+        without = [b.count(s) for s in selectors]
+    assert without == with_script and all(without), dict(zip(selectors, without))
