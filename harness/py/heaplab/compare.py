@@ -16,7 +16,8 @@ test cannot confirm is "not significant". "faster"/"slower" follow each
 metric's `better` ("faster" = better for a higher-is-better throughput too).
 
 Output: Markdown (tables per workload group, geometric means per allocator,
-a one-line verdict) and JSON ("heaplab.compare/1"). Exit status: 1 when some
+a one-line verdict) and JSON ("heaplab.compare/1"); --html-out writes the
+verdicts as a self-contained page (cmd_report). Exit status: 1 when some
 cell is significantly slower beyond the threshold, or ran in BASE and failed
 in every repetition of NEW; 2 on bad input; else 0.
 """
