@@ -161,3 +161,15 @@ def test_ci_report_finds_its_run_after_the_ci_folder_moved(ci_dir: pathlib.Path,
     (ci_dir / "summary.json").rename(moved / "summary.json")
     page = _page(moved)
     assert 'id="verdicts"' in page and 'id="group-' in page
+
+
+def test_log_axis_labels_never_touch_and_keep_one() -> None:
+    def x_of(v: float) -> float:      # a 300-pixel axis from ×1/64 to ×64
+        import math
+        return 150 + math.log2(v) / 6 * 150
+    ticks = report_svg.spaced(report_svg.log_ticks(1 / 64, 64), x_of)
+    assert 1.0 in ticks and len(ticks) >= 3
+    for a, b in zip(ticks, ticks[1:]):
+        half_widths = report_svg.CHAR_WIDTH * (len(report_svg.ratio_text(a)) + len(report_svg.ratio_text(b))) / 2
+        assert x_of(b) - x_of(a) >= half_widths
+    assert report_svg.ratio_text(0.125) == "×1/8" and report_svg.ratio_text(1.5) == "×1.5"

@@ -322,10 +322,14 @@ def memory_charts(folder: Folder, group: str) -> list[str]:
             first = [ln.name for ln in lines if ln.note == report_data.FIRST_REPETITION]
             for ln in lines:
                 ln.note = None if ln.note == report_data.FIRST_REPETITION else ln.note
-            caption = (f"Memory over time: {label}. RSS in MB against {x_label}; the line is the median "
-                       f"of the repetitions, the band their min–max"
-                       + (f" (the first repetition alone for {', '.join(first)}: its repetitions "
-                          f"sampled at different points)." if first else "."))
+            if len(first) == len(lines):
+                how = ("each line is an allocator's first repetition (its repetitions sampled at "
+                       "different points, so they have no median)")
+            else:
+                how = "the line is the median of the repetitions, the band their min–max" + (
+                    f"; the first repetition alone for {', '.join(first)} (sampled at different "
+                    f"points)" if first else "")
+            caption = f"Memory over time: {label}. RSS in MB against {x_label}; {how}."
             out.append(_figure(report_svg.line_chart(lines, x_label, "RSS (MB)", caption), caption))
     for workload in dict.fromkeys(r["workload"] for r in rows):
         lines = report_data.scaling_lines(folder, workload)

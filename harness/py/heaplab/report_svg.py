@@ -43,7 +43,8 @@ MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 16, 12, 44
 ROW_HEIGHT = 22                    # ratio chart: one workload
 PLOT_HEIGHT = 260                  # bar and line charts
 TICKS = 5
-MIN_TICK_GAP = 38                  # pixels between the labels of a log axis
+CHAR_WIDTH = 6.5                   # pixels of one character of an 11px label
+LABEL_GAP = 8                      # pixels between two axis labels
 
 
 def colour(name: str) -> str:
@@ -145,10 +146,10 @@ def ratio_chart(rows: Sequence[tuple[str, Sequence[RatioPoint]]], baseline: str,
     for index in range(1, len(rows), 2):
         body.append(f'<rect x="{left}" y="{top + index * ROW_HEIGHT}" width="{right - left}" '
                     f'height="{ROW_HEIGHT}" fill="#EEEEEE"/>')
-    for t in spaced(log_ticks(lo, hi), x_of, MIN_TICK_GAP):
+    for t in spaced(log_ticks(lo, hi), x_of):
         x = x_of(t)
         body.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + height_plot}" stroke="{GRID}"/>')
-        body.append(_text(x, top + height_plot + 14, f"×{t:g}", "middle", 11, MUTED))
+        body.append(_text(x, top + height_plot + 14, ratio_text(t), "middle", 11, MUTED))
     one = x_of(1.0)
     body.append(f'<line x1="{one:.1f}" y1="{top}" x2="{one:.1f}" y2="{top + height_plot}" '
                 f'stroke="{REFERENCE}" stroke-width="1.2"/>')
@@ -174,11 +175,20 @@ def ratio_chart(rows: Sequence[tuple[str, Sequence[RatioPoint]]], baseline: str,
     return _svg(legend_top + legend_height, body, caption, RATIO_WIDTH)
 
 
-def spaced(ticks: Sequence[float], x_of, gap: float) -> list[float]:
-    """The ticks at least `gap` pixels apart, 1 always among them."""
-    kept = [1.0] if 1.0 in ticks else []
+def ratio_text(t: float) -> str:
+    """×4, ×1.5, and ×1/8 for a power of two below 1 (shorter than ×0.125)."""
+    if t < 1 and math.log2(t) == int(math.log2(t)):
+        return f"×1/{int(round(1 / t))}"
+    return f"×{t:g}"
+
+
+def spaced(ticks: Sequence[float], x_of) -> list[float]:
+    """The ticks whose labels do not touch (1 always among them), nearest
+    to 1 first."""
+    kept: list[float] = []
     for t in sorted(ticks, key=lambda t: abs(math.log(t))):
-        if all(abs(x_of(t) - x_of(k)) >= gap for k in kept):
+        if all(abs(x_of(t) - x_of(k)) >= LABEL_GAP + CHAR_WIDTH * (len(ratio_text(t)) + len(ratio_text(k))) / 2
+               for k in kept):
             kept.append(t)
     return sorted(kept)
 
