@@ -173,3 +173,18 @@ def test_log_axis_labels_never_touch_and_keep_one() -> None:
         half_widths = report_svg.CHAR_WIDTH * (len(report_svg.ratio_text(a)) + len(report_svg.ratio_text(b))) / 2
         assert x_of(b) - x_of(a) >= half_widths
     assert report_svg.ratio_text(0.125) == "×1/8" and report_svg.ratio_text(1.5) == "×1.5"
+
+
+def test_tables_name_the_metric_the_cells_measured(run_dir: pathlib.Path) -> None:
+    # a --metric instructions run: the plan's rows still name the workload's own metric
+    raw = run_dir / "raw.jsonl"
+    docs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
+    for doc in docs:
+        if doc.get("status") == "ok":
+            doc["metrics"]["instructions"] = {"value": 1e6, "unit": "instructions", "better": "lower"}
+            doc["primary"] = "instructions"
+    raw.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (run_dir / "summary.json").unlink(missing_ok=True)
+    page = _page(run_dir)
+    assert "instructions (instructions, lower is better)</small>" in page
+    assert "ns_per_pair (ns, lower is better)</small>" not in page

@@ -257,8 +257,9 @@ def group_table(folder: Folder, group: str) -> str:
     for row in group_rows(folder, group):
         threads = int(row["threads"])
         cells = [index.get((row["workload"], threads, a)) for a in allocs]
-        unit = row.get("unit") or ""
-        metric = f"{row.get('metric')}, {unit}, {row.get('better')} is better"
+        # what the cells measured (instruction counts under --metric
+        # instructions), not what the workload's listing names
+        metric = tables._metric_label(row, [c for c in cells if c is not None])
         describe = f' title="{escape(row["describe"])}"' if row.get("describe") else ""
         rows.append([f"<td{describe}>{escape(tables.workload_label(row))}<br><small>{escape(metric)}</small></td>",
                      _td(tables.threads_text(threads, s.get("cores")), "num", threads)]
@@ -295,7 +296,8 @@ def group_ratio_chart(folder: Folder, group: str) -> str | None:
     drawn = {p[0] for _, pts in rows for p in pts if p[1] is not None}
     gaps = [f"{p[0]} on {label} ({p[4]})" for label, pts in rows for p in pts
             if p[1] is None and p[0] in drawn]
-    better = {r.get("better") for r in group_rows(folder, group)}
+    better = {c.get("better") for c in folder.summary.get("cells") or []
+              if (c.get("group") or "") == group and c.get("status") == STATUS_OK}
     reading = ("below ×1 is better" if better == {"lower"} else "above ×1 is better" if better == {"higher"}
                else "each row's metric says which way is better")
     caption = (f"{group}: each allocator's median as a ratio to {baseline}'s (dot), its min–max "
@@ -335,11 +337,13 @@ def memory_charts(folder: Folder, group: str) -> list[str]:
         lines = report_data.scaling_lines(folder, workload)
         if lines:
             row = next(r for r in rows if r["workload"] == workload)
-            unit = row.get("unit") or ""
-            caption = (f"Thread scaling: {workload}, {row.get('metric')} ({unit}, {row.get('better')} is "
-                       f"better) against threads; median line, min–max band.")
-            out.append(_figure(report_svg.line_chart(lines, "threads", f"{row.get('metric')} ({unit})",
-                                                     caption, x_ticks_at_points=True), caption))
+            cells = [c for c in folder.summary.get("cells") or [] if c["workload"] == workload]
+            metric = tables._metric_label(row, cells)
+            caption = f"Thread scaling: {workload}, {metric} against threads; median line, min–max band."
+            ok = next((c for c in cells if c["status"] == STATUS_OK), row)
+            y_label = f"{ok.get('metric')} ({ok.get('unit')})"
+            out.append(_figure(report_svg.line_chart(lines, "threads", y_label, caption,
+                                                     x_ticks_at_points=True), caption))
     return out
 
 
@@ -434,8 +438,9 @@ def page(folder: Folder) -> str:
         nav.append(f'<a href="#group-{_anchor(name)}">{escape(name)}</a>')
         body.append(f'<h2 id="group-{_anchor(name)}">{escape(name)}</h2>')
         reps = folder.summary.get("reps")
-        body.append(f'<p class="note">Each cell: median of {reps or "the"} repetitions (min–max), then ×ratio '
-                    f'of that median to {escape(str(folder.summary.get("baseline") or "system"))}\'s. '
+        each = "one repetition" if reps == 1 else f"median of {reps or 'the'} repetitions (min–max)"
+        body.append(f'<p class="note">Each cell: {each}, then ×ratio of that figure to '
+                    f'{escape(str(folder.summary.get("baseline") or "system"))}\'s. '
                     f'Hover a cell for every repetition; click a heading to sort.</p>')
         chart = group_ratio_chart(folder, group)
         body.append('<div class="pair"><div class="tbl">' + group_table(folder, group) + "</div>"
