@@ -47,14 +47,12 @@ def _chromium_or_skip() -> None:
         pytest.skip("chromium is not installed (apt install chromium): the page is not rendered")
 
 
-def _render(page: pathlib.Path, shot: pathlib.Path) -> browser.Page:
+def _shown(page: pathlib.Path, shot: pathlib.Path) -> dict:
+    """Renders the page, screenshots it to `shot`, checks it showed
+    everything without an error; returns what CHECK found."""
     with browser.Browser() as b:
         result = b.open(page, CHECK)
         b.screenshot(shot)
-    return result
-
-
-def _assert_shown(result: browser.Page, page: pathlib.Path, shot: pathlib.Path) -> None:
     assert result.errors == [], result.errors
     assert result.requests == [page.resolve().as_uri()], result.requests
     shown = result.result
@@ -68,25 +66,29 @@ def _assert_shown(result: browser.Page, page: pathlib.Path, shot: pathlib.Path) 
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert width >= 1000 and height > 1000
+    return shown
+
+
+def _report_of(proc: subprocess.CompletedProcess[str]) -> pathlib.Path:
+    """The page a command wrote: the path on its last line."""
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("report: ") and last.endswith("report.html"), last
+    return pathlib.Path(last[len("report: "):])
 
 
 def test_fixture_run_renders_every_table_and_chart_without_errors(run_dir: pathlib.Path,
                                                                  tmp_path: pathlib.Path) -> None:
     _chromium_or_skip()
     page = cmd_report.write(run_dir)
-    shot = tmp_path / "fixture.png"
-    result = _render(page, shot)
-    _assert_shown(result, page, shot)
-    assert result.result["h2"][:1] == ["tmalloc"]
+    shown = _shown(page, tmp_path / "fixture.png")
+    assert shown["h2"][:1] == ["tmalloc"]
 
 
 def test_ci_folder_renders_its_verdicts_first(ci_dir: pathlib.Path, tmp_path: pathlib.Path) -> None:
     _chromium_or_skip()
     page = cmd_report.write(ci_dir)
-    shot = tmp_path / "ci.png"
-    result = _render(page, shot)
-    _assert_shown(result, page, shot)
-    assert result.result["h2"][0] == "Verdicts"
+    shown = _shown(page, tmp_path / "ci.png")
+    assert shown["h2"][0] == "Verdicts"
 
 
 def test_clicking_a_heading_sorts_its_table(run_dir: pathlib.Path) -> None:
@@ -112,13 +114,8 @@ def test_a_real_tiny_run_ends_with_its_report_and_renders(runner_path: pathlib.P
          "--alloc", "system,heaplab", "--threads", "1,2", "--reps", "2", "--out", str(tmp_path)],
         capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    last = proc.stdout.splitlines()[-1]
-    assert last.startswith("report: ") and last.endswith("report.html")
-    page = pathlib.Path(last[len("report: "):])
-    shot = tmp_path / "run.png"
-    result = _render(page, shot)
-    _assert_shown(result, page, shot)
-    titles = " ".join(result.result["h2"])
+    page = _report_of(proc)
+    titles = " ".join(_shown(page, tmp_path / "run.png")["h2"])
     assert "tmalloc" in titles and "script" in titles
 
 
@@ -132,17 +129,13 @@ def test_a_real_reproduce_shows_published_beside_measured_with_its_orderings(
          "--no-install", "--no-plots", "--runner", str(runner_path), "--out", str(tmp_path)],
         capture_output=True, text=True, check=False)
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    last = proc.stdout.splitlines()[-1]
-    assert last.startswith("report: ") and last.endswith("report.html")
-    page = pathlib.Path(last[len("report: "):])
+    page = _report_of(proc)
     text = page.read_text(encoding="utf-8")
     published = text.index('id="reproduced"')
     assert published < text.index('id="group-')
     assert "orderings hold" in text and "Published: " in text and "Measured here: " in text
-    shot = tmp_path / "reproduce.png"
-    result = _render(page, shot)
-    _assert_shown(result, page, shot)
-    assert result.result["h2"][0] == "Published beside measured"
+    shown = _shown(page, tmp_path / "reproduce.png")
+    assert shown["h2"][0] == "Published beside measured"
 
 
 def test_the_page_reads_the_same_without_script(run_dir: pathlib.Path) -> None:
