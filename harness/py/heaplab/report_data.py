@@ -165,18 +165,16 @@ def _load_ci(path: pathlib.Path) -> Folder:
 
 
 def comparison_only(document: dict[str, Any], out: pathlib.Path) -> Folder:
-    """A Folder for a comparison alone (`compare --html-out FILE`): the
-    verdicts, and the run folders it names when they are still there."""
-    runs = [p for p in {str((document.get(side) or {}).get("path") or "") for side in ("new", "base")} if p]
-    env: dict[str, Any] = {}
-    summary: dict[str, Any] = {"cells": [], "rows": [], "allocators": []}
-    new_path = pathlib.Path(str((document.get("new") or {}).get("path") or ""))
-    if (new_path / rundir.ENV).exists():
-        env = _read_json(new_path / rundir.ENV)
-    folder = Folder(path=out.parent, kind="compare", env=env, summary=summary, docs=[])
-    title = (f"{document.get('new', {}).get('path')} against {document.get('base', {}).get('path')}"
-             if document.get("mode") != "allocators" or len(runs) > 1
-             else f"allocators of {runs[0] if runs else 'the run'} against {document.get('baseline_alloc')}")
+    """A Folder for a comparison alone (`compare --html-out FILE`): its
+    verdicts, and what was run from the new run folder's env.json while
+    that folder is there."""
+    base = str((document.get("base") or {}).get("path") or "")
+    new = str((document.get("new") or {}).get("path") or "")
+    env = _read_json(pathlib.Path(new) / rundir.ENV) if new and (pathlib.Path(new) / rundir.ENV).exists() else {}
+    folder = Folder(path=out.parent, kind="compare", env=env,
+                    summary={"cells": [], "rows": [], "allocators": []}, docs=[])
+    title = (f"{new} against {base}" if document.get("mode") == "runs"
+             else f"allocators of {new} against {document.get('baseline_alloc')}")
     folder.comparisons.append(Comparison(title, document))
     return folder
 
