@@ -15,6 +15,8 @@ from . import atomicio, published, rundir, runfolder
 from .reproduce_table import TableResult, measured_from_documents, render_markdown, reproduce
 
 REPRODUCED_ALL = "reproduced.md"
+# `reproduce` names its run folders <timestamp>-reproduce (runfolder.create)
+FOLDER_SUFFIX = "reproduce"
 TABLE_PREFIX, TABLE_SUFFIX = "reproduced-", ".md"
 QUICK_WARNING = ("QUICK SIZES: each workload ran at its parameters' quick sizes, not the published "
                  "sizes; absolute figures are not comparable with the published ones, only ratios "
