@@ -20,7 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
-from heaplab import atomicio
+from heaplab import atomicio, fmt
 
 # Fixed colours for the allocators heaplab knows, so that an allocator looks
 # the same in every chart of every run. Okabe-Ito hues (safe for the common
@@ -162,9 +162,8 @@ def file_stem(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", joined)
 
 
-def tick_label(value: float, _position: int = 0) -> str:
-    """An axis tick: 25, 2.5, 1,400 (no trailing zeros)."""
-    return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"
+# An axis tick: 25, 2.5, 1,400 (the driver's formatter, as the report's SVG uses it).
+tick_label = fmt.tick
 
 
 def count_phrase(counts: Iterable[int]) -> str:

@@ -64,7 +64,7 @@ def test_hovering_a_cell_shows_every_repetition(run_dir: pathlib.Path) -> None:
     folder = report_data.load(run_dir)
     page = report_html.page(folder)
     cell = next(c for c in folder.summary["cells"] if c["status"] == "ok" and c["n"] == 3)
-    from heaplab.tables import fmt_number
+    from heaplab.fmt import number as fmt_number
     title = "; ".join(f"rep {r}: {fmt_number(v)}" for r, v in zip(cell["reps"], cell["values"]))
     assert f'title="{title}"' in page
 
@@ -189,3 +189,20 @@ def test_tables_name_the_metric_the_cells_measured(run_dir: pathlib.Path) -> Non
     page = _page(run_dir)
     assert "instructions (instructions, lower is better)</small>" in page
     assert "ns_per_pair (ns, lower is better)</small>" not in page
+
+
+def test_a_row_of_long_times_shows_its_figures_in_the_unit_its_label_names(run_dir: pathlib.Path) -> None:
+    # a program's whole run in nanoseconds: tables.md shows it in seconds, so must the page
+    raw = run_dir / "raw.jsonl"
+    docs = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
+    for doc in docs:
+        if doc.get("status") == "ok" and doc["workload"]["name"] == "tmalloc-st-64":
+            doc["metrics"]["ns_per_pair"]["value"] *= 1e7      # 19.045 ns -> 0.190 s
+    raw.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (run_dir / "summary.json").unlink(missing_ok=True)
+    page = _page(run_dir)
+    row = page[page.index("<td title=\"64-byte block"):]
+    row = row[:row.index("</tr>")]
+    assert "ns_per_pair (s, lower is better)</small>" in row
+    assert re.search(r"<b>0\.1\d\d</b>", row), row[:600]
+    assert not re.search(r"<b>1\d\dM</b>", row)

@@ -17,7 +17,8 @@ import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from . import report_data, report_svg, tables
+from . import fmt, report_data, report_svg, tables
+from .compare_render import format_p
 from .report_data import Folder
 from .summary import STATUS_NOT_INSTALLED, STATUS_NOT_RUN, STATUS_OK
 
@@ -147,9 +148,9 @@ def what_was_run(folder: Folder) -> str:
 def _side_text(side: dict[str, Any] | None) -> tuple[str, float | None]:
     if not side or side.get("median") is None:
         return ("failed" if side and side.get("failed") else "–"), None
-    text = tables.fmt_number(side["median"])
+    text = fmt.number(side["median"])
     if (side.get("n") or 0) > 1:
-        text += f" ({tables.fmt_number(side['min'])}–{tables.fmt_number(side['max'])})"
+        text += f" ({fmt.number(side['min'])}–{fmt.number(side['max'])})"
     return text, side["median"]
 
 
@@ -171,7 +172,7 @@ def verdicts(comparison: report_data.Comparison) -> str:
         out.append("<p>Geometric mean of the ratios, per allocator:</p>")
         out.append(_table(("allocator", "geometric mean" + (" NEW/BASE" if runs else f" vs {doc.get('baseline_alloc')}"),
                            "cells"),
-                          ([_td(str(g["allocator"])), _td(tables.fmt_ratio(g.get("ratio")), "num", g.get("ratio")),
+                          ([_td(str(g["allocator"])), _td(fmt.ratio(g.get("ratio")), "num", g.get("ratio")),
                             _td(str(g.get("cells")), "num", g.get("cells"))] for g in geo)))
     head = ("group", "workload", "threads", "allocator", "metric", "BASE" if runs else "baseline",
             "NEW" if runs else "allocator's", "ratio", "p", "verdict")
@@ -187,8 +188,8 @@ def verdicts(comparison: report_data.Comparison) -> str:
                      _td(str(c.get("threads")), "num", c.get("threads")),
                      _td(str(c.get("allocator"))), _td(f"{c.get('metric')} ({c.get('unit')}, {c.get('better')} is better)"),
                      _td(base, "num", base_v), _td(new, "num", new_v),
-                     _td(tables.fmt_ratio(ratio), "num", ratio),
-                     _td("" if c.get("p_value") is None else f"{c['p_value']:.3g}", "num", c.get("p_value")),
+                     _td(fmt.ratio(ratio), "num", ratio),
+                     _td("" if c.get("p_value") is None else format_p(c["p_value"]), "num", c.get("p_value")),
                      _td(VERDICT_WORDS.get(verdict, verdict), f"v-{verdict}", order.get(verdict))])
     out.append(_table(head, rows))
     for w in doc.get("warnings") or []:
@@ -201,35 +202,38 @@ def verdicts(comparison: report_data.Comparison) -> str:
 
 # ------------------------------------------------------------ group tables
 
-def _reps_title(cell: dict[str, Any]) -> str:
-    parts = [f"rep {r}: {tables.fmt_number(v)}" for r, v in zip(cell.get("reps") or [], cell.get("values") or [])]
+def _reps_title(cell: dict[str, Any], divisor: float = 1.0) -> str:
+    parts = [f"rep {r}: {fmt.number(v / divisor)}"
+             for r, v in zip(cell.get("reps") or [], cell.get("values") or [])]
     parts += [f"rep {f.get('rep')}: {f.get('label')}" for f in cell.get("failures") or []]
     return "; ".join(parts)
 
 
-def _cell_td(cell: dict[str, Any] | None, baseline: str) -> str:
+def _cell_td(cell: dict[str, Any] | None, baseline: str, divisor: float = 1.0) -> str:
+    """`divisor`: the row's figures in the unit its label names
+    (tables.row_scale: a program's nanoseconds in seconds)."""
     if cell is None:
         return _td("–", "missing")
-    title = _reps_title(cell)
+    title = _reps_title(cell, divisor)
     if cell["status"] == STATUS_OK:
-        return _figure_td(cell, baseline, title)
+        return _figure_td(cell, baseline, title, divisor)
     if cell["status"] in (STATUS_NOT_INSTALLED, STATUS_NOT_RUN):
         # the reason (the apt line) is said once, under "allocators"; here on hover
         return _td(cell["status"], "missing", None, tables.cell_text(cell, baseline))
     return _td(tables.cell_text(cell, baseline), "failed", None, title)
 
 
-def _figure_td(cell: dict[str, Any], baseline: str, title: str) -> str:
+def _figure_td(cell: dict[str, Any], baseline: str, title: str, divisor: float = 1.0) -> str:
     """The median and its ratio on one line, the min–max (and failed
     repetitions) small below: narrow columns, so a table of six allocators
     fits beside its chart."""
     ratio = cell.get("ratio_to_system")
-    top = f"<b>{escape(tables.fmt_number(cell['median']))}</b>"
+    top = f"<b>{escape(fmt.number(cell['median'] / divisor))}</b>"
     if ratio is not None and cell["allocator"] != baseline:
-        top += f" {escape(tables.fmt_ratio(ratio))}"
+        top += f" {escape(fmt.ratio(ratio))}"
     below = []
     if cell["n"] > 1:
-        below.append(f"{tables.fmt_number(cell['min'])}–{tables.fmt_number(cell['max'])}")
+        below.append(f"{fmt.number(cell['min'] / divisor)}–{fmt.number(cell['max'] / divisor)}")
     failures = cell.get("failures") or []
     if failures:
         labels = ", ".join(sorted({f["label"] for f in failures}))
@@ -259,11 +263,13 @@ def group_table(folder: Folder, group: str) -> str:
         cells = [index.get((row["workload"], threads, a)) for a in allocs]
         # what the cells measured (instruction counts under --metric
         # instructions), not what the workload's listing names
-        metric = tables._metric_label(row, [c for c in cells if c is not None])
+        present = [c for c in cells if c is not None]
+        metric = tables._metric_label(row, present)
+        divisor = tables.row_scale(row, present)[1]
         describe = f' title="{escape(row["describe"])}"' if row.get("describe") else ""
         rows.append([f"<td{describe}>{escape(tables.workload_label(row))}<br><small>{escape(metric)}</small></td>",
                      _td(tables.threads_text(threads, s.get("cores")), "num", threads)]
-                    + [_cell_td(c, baseline) for c in cells])
+                    + [_cell_td(c, baseline, divisor) for c in cells])
     return _table(("workload and metric", "threads", *allocs), rows)
 
 

@@ -19,8 +19,8 @@ import zlib
 from html import escape
 from typing import Sequence
 
+from . import fmt
 from .report_data import Line, PhaseSeries
-from .tables import fmt_number
 
 # The allocators' colours of plots/style.py (PALETTE, EXTRA_COLOURS), so a
 # chart in the report and its PNG in the folder agree; tests/report checks
@@ -101,9 +101,7 @@ def nice_ticks(lo: float, hi: float, count: int = TICKS) -> list[float]:
     return ticks
 
 
-def tick_text(t: float) -> str:
-    """20000 as '20,000', 2.5 as '2.5': round values need no fixed decimals."""
-    return f"{int(t):,}" if t == int(t) else f"{t:g}"
+tick_text = fmt.tick
 
 
 def log_ticks(lo: float, hi: float) -> list[float]:
@@ -167,19 +165,16 @@ def ratio_chart(rows: Sequence[tuple[str, Sequence[RatioPoint]]], baseline: str,
                 bar = (f'<line x1="{x_of(low):.1f}" y1="{y:.1f}" x2="{x_of(high):.1f}" y2="{y:.1f}" '
                        f'stroke="{c}" stroke-width="2"/>')
             shape = bar + f'<circle cx="{x_of(ratio):.1f}" cy="{y:.1f}" r="4" fill="{c}"/>'
-            spread = f" ({low:.2f}–{high:.2f})" if low is not None and high is not None else ""
-            body.append(_mark(shape, f"{label}, {name}: ×{ratio:.2f}{spread} of {baseline}"))
+            spread = (f" ({fmt.ratio(low)}–{fmt.ratio(high)})"
+                      if low is not None and high is not None else "")
+            body.append(_mark(shape, f"{label}, {name}: {fmt.ratio(ratio)}{spread} of {baseline}"))
     legend_top = top + height_plot + 24
     legend, legend_height = _legend(names, {}, legend_top, width=RATIO_WIDTH)
     body += legend
     return _svg(legend_top + legend_height, body, caption, RATIO_WIDTH)
 
 
-def ratio_text(t: float) -> str:
-    """×4, ×1.5, and ×1/8 for a power of two below 1 (shorter than ×0.125)."""
-    if t < 1 and math.log2(t) == int(math.log2(t)):
-        return f"×1/{int(round(1 / t))}"
-    return f"×{t:g}"
+ratio_text = fmt.ratio_tick
 
 
 def spaced(ticks: Sequence[float], x_of) -> list[float]:
@@ -227,19 +222,19 @@ def phase_chart(table: PhaseSeries, caption: str) -> str:
             top_y = y_of(max(value, lo))
             shape = (f'<rect x="{x:.1f}" y="{top_y:.1f}" width="{bar * 0.92:.1f}" '
                      f'height="{max(y_of(lo) - top_y, 0.5):.1f}" fill="{colour(name)}"/>')
-            text = f"{phase}, {name}: {fmt_number(value)} {table.unit}"
+            text = f"{phase}, {name}: {fmt.number(value)} {table.unit}"
             if spread:
                 cx = x + bar * 0.46
                 shape += (f'<line x1="{cx:.1f}" y1="{y_of(spread[0]):.1f}" x2="{cx:.1f}" '
                           f'y2="{y_of(spread[1]):.1f}" stroke="#222222" stroke-width="1"/>')
-                text += f" ({fmt_number(spread[0])}–{fmt_number(spread[1])})"
+                text += f" ({fmt.number(spread[0])}–{fmt.number(spread[1])})"
             body.append(_mark(shape, text))
         live = table.live[pi] if pi < len(table.live) else None
         if live is not None:
             y = y_of(live)
             body.append(f'<line x1="{x0 + slot * 0.08:.1f}" y1="{y:.1f}" x2="{x0 + slot * 0.92:.1f}" '
                         f'y2="{y:.1f}" stroke="{REFERENCE}" stroke-width="1.6" stroke-dasharray="5 3">'
-                        f'<title>{escape(f"{phase}: {fmt_number(live)} {table.unit} live")}</title></line>')
+                        f'<title>{escape(f"{phase}: {fmt.number(live)} {table.unit} live")}</title></line>')
     extra = [("5 3", "live bytes requested")] if any(v is not None for v in table.live) else []
     legend, legend_height = _legend(names, table.notes, bottom + 28, extra)
     body += legend
@@ -298,8 +293,8 @@ def line_chart(lines: Sequence[Line], x_label: str, y_label: str, caption: str,
                        for p in ln.points) if len(ln.points) <= 40 else ""
         last = ln.points[-1]
         body.append(_mark(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"/>{dots}',
-                          f"{ln.name}: {len(ln.points)} points, last {fmt_number(last[1])} "
-                          f"at {fmt_number(last[0])} {x_label}"))
+                          f"{ln.name}: {len(ln.points)} points, last {fmt.number(last[1])} "
+                          f"at {fmt.number(last[0])} {x_label}"))
     legend, legend_height = _legend([ln.name for ln in lines], notes, bottom + 44)
     body += legend
     return _svg(bottom + 44 + legend_height, body, caption)
