@@ -15,22 +15,12 @@ missing is written out as text ("crashed"), never drawn as a zero.
 from __future__ import annotations
 
 import math
-import zlib
 from html import escape
 from typing import Sequence
 
-from . import fmt
+from . import colours, fmt
 from .report_data import Line, PhaseSeries
 
-# The allocators' colours of plots/style.py (PALETTE, EXTRA_COLOURS), so a
-# chart in the report and its PNG in the folder agree; tests/report checks
-# that the two lists stay the same.
-PALETTE: dict[str, str] = {
-    "system": "#595959", "heaplab": "#D55E00", "heaplab-nocache": "#E69F00",
-    "mimalloc": "#0072B2", "jemalloc": "#009E73", "tcmalloc": "#CC79A7",
-}
-EXTRA_COLOURS: tuple[str, ...] = ("#56B4E9", "#8C564B", "#7B3294", "#A6A600",
-                                  "#1B9E9E", "#1F3A93", "#B8860B", "#66A61E")
 REFERENCE = "#000000"
 GRID = "#DDDDDD"
 MUTED = "#555555"
@@ -47,10 +37,7 @@ CHAR_WIDTH = 6.5                   # pixels of one character of an 11px label
 LABEL_GAP = 8                      # pixels between two axis labels
 
 
-def colour(name: str) -> str:
-    if name in PALETTE:
-        return PALETTE[name]
-    return EXTRA_COLOURS[zlib.crc32(name.encode("utf-8")) % len(EXTRA_COLOURS)]
+colour = colours.colour_for
 
 
 def _text(x: float, y: float, text: str, anchor: str = "start", size: int = FONT,
