@@ -56,7 +56,7 @@ PYTEST_SKIP_LINE = re.compile(r"^SKIPPED \[(\d+)\] ([^:]+:\d+): (.*)$", re.M)
 # What a skip reason names when a tool .ci/run installs is missing: in CI
 # (CI=true) such a skip is a failure. Kept beside .ci/run's package list.
 CI_TOOLS = ("valgrind", "redis-server", "matplotlib", "zstd", "heaplab-gbench", "C compiler",
-            "mimalloc", "jemalloc", "tcmalloc", "pytest")
+            "mimalloc", "jemalloc", "tcmalloc", "pytest", "chromium", "pkg-config")
 
 
 def parse_ctest(output: str, returncode: int) -> Count:
