@@ -20,7 +20,7 @@ import json
 import pathlib
 import sys
 
-from . import atomicio, export, gbench, report_data
+from . import atomicio, export, gbench_reports, report_data
 from .runfolder import RunFolderError
 
 FORMATS = ("gbench", "csv", "bmf")
@@ -47,7 +47,7 @@ def write(folder: report_data.Folder, fmt: str, out: pathlib.Path) -> list[pathl
                   f"and rates only): {named}", file=sys.stderr)
         written = []
         for alloc, report in reports.items():
-            path = out / gbench.report_file_name(alloc)
+            path = out / gbench_reports.report_file_name(alloc)
             atomicio.write_text(path, json.dumps(report, indent=2) + "\n")
             written.append(path)
         return written

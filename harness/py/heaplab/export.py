@@ -24,13 +24,14 @@ import json
 import re
 from typing import Any
 
+from .gbench_reports import CONTEXT_ALLOCATOR as GBENCH_CONTEXT_ALLOCATOR
+from .gbench_reports import CONTEXT_VERSION as GBENCH_CONTEXT_VERSION
+from .gbench_reports import NS_PER_S, NS_PER_UNIT
 from .report_data import Folder
 from .summary import STATUS_OK
+from .tables import _csv_value
 
-GBENCH_CONTEXT_ALLOCATOR = "heaplab_allocator"      # gbench.CONTEXT_ALLOCATOR
-GBENCH_CONTEXT_VERSION = "heaplab_allocator_version"  # gbench.CONTEXT_VERSION
-TIME_UNITS = ("ns", "us", "ms", "s")
-NS_PER_S = 1e9
+TIME_UNITS = tuple(NS_PER_UNIT)
 # A rate's unit: "Mops/s", "Mpairs/s", "requests/s"; the prefix scales it.
 RATE = re.compile(r"^(?P<prefix>[kMG]?)(?P<what>[A-Za-z_]+)/s$")
 RATE_PREFIX = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}
@@ -122,7 +123,7 @@ def csv_text(folder: Folder) -> str:
                   c.get("median") if ok else None, c.get("min") if ok else None,
                   c.get("max") if ok else None, c.get("n"), c.get("ratio_to_system"),
                   c.get("status"), _peak(c)]
-        writer.writerow(["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in values])
+        writer.writerow([_csv_value(v) for v in values])
     return buf.getvalue()
 
 
@@ -133,7 +134,7 @@ def bmf_measure(metric: str, unit: str) -> tuple[str, float]:
     and `throughput` (operations per second) where the unit allows, else the
     metric's own name in kebab case."""
     if unit in TIME_UNITS:
-        return "latency", {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[unit]
+        return "latency", NS_PER_UNIT[unit]
     factor = rate_factor(unit)
     if factor is not None:
         return "throughput", factor
