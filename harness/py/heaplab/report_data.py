@@ -182,10 +182,7 @@ class Line:
     note: str | None = None
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+_number = runfolder.number
 
 
 def _ok(doc: dict[str, Any]) -> bool:

@@ -72,6 +72,14 @@ class CellKey:
 KEY_FIELD = "key"
 
 
+def number(value: Any) -> float | None:
+    """A document's figure as a float: an int or float (never a bool), else
+    None (absent, null, text). Every reader of documents asks this."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
