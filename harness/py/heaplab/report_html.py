@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 
 from . import fmt, report_data, report_svg, tables
 from .compare_render import format_p
+from .reproduced import with_version
 from .report_data import Folder
 from .summary import STATUS_NOT_INSTALLED, STATUS_NOT_RUN, STATUS_OK
 
@@ -92,10 +93,9 @@ def _figure(svg: str, caption: str) -> str:
 # ------------------------------------------------------------- what was run
 
 def _allocator_line(a: dict[str, Any]) -> str:
-    name, version = str(a.get("name")), a.get("version")
     if not a.get("available", True):
-        return f"{name} ({a.get('reason') or 'not available'})"
-    return f"{name} {version}" if version and not str(version).startswith(name) else str(version or name)
+        return f"{a.get('name')} ({a.get('reason') or 'not available'})"
+    return with_version(a) if a.get("version") else str(a.get("name"))
 
 
 def what_was_run(folder: Folder) -> str:
