@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from heaplab import stats
+from heaplab import runfolder, stats
 
 from . import style
 from .rundata import Doc, Run
@@ -31,10 +31,7 @@ BAND_ALPHA = 0.18
 REP_ALPHA = 0.55
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+_number = runfolder.number
 
 
 # a phase's length under each x axis, to place its end

@@ -223,10 +223,7 @@ def _int_or_none(value: Any) -> int | None:
     return None
 
 
-def _number_or_none(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return None
+_number_or_none = runfolder.number
 
 
 def _status_label(raw: Mapping[str, Any]) -> str:

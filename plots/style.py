@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-import zlib
 from pathlib import Path
 from typing import Iterable
 
@@ -20,32 +19,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
 
-from heaplab import atomicio
+from heaplab import atomicio, colours, fmt
 
-# Fixed colours for the allocators heaplab knows, so that an allocator looks
-# the same in every chart of every run. Okabe-Ito hues (safe for the common
-# colour-vision deficiencies); heaplab and its no-cache mode share a warm hue.
-PALETTE: dict[str, str] = {
-    "system": "#595959",
-    "heaplab": "#D55E00",
-    "heaplab-nocache": "#E69F00",
-    "mimalloc": "#0072B2",
-    "jemalloc": "#009E73",
-    "tcmalloc": "#CC79A7",
-}
-
-# Colours for any other allocator (so:PATH, a future built-in). Chosen by a
-# checksum of the name, not Python's hash(), which changes per process.
-EXTRA_COLOURS: tuple[str, ...] = (
-    "#56B4E9",  # sky blue
-    "#8C564B",  # brown
-    "#7B3294",  # purple
-    "#A6A600",  # olive
-    "#1B9E9E",  # teal
-    "#1F3A93",  # navy
-    "#B8860B",  # dark gold
-    "#66A61E",  # leaf green
-)
+# The allocators' colours (heaplab.colours: the report's SVG charts use the same).
+PALETTE = colours.PALETTE
+EXTRA_COLOURS = colours.EXTRA_COLOURS
 
 # Reference lines (live bytes, the ratio 1) are drawn in this colour.
 REFERENCE_COLOUR = "#000000"
@@ -93,12 +71,7 @@ def chart_style() -> "matplotlib.rc_context":
     return matplotlib.rc_context(RC)
 
 
-def colour_for(name: str) -> str:
-    """The colour of an allocator: fixed for known names, otherwise derived
-    from the name, so it is the same in every chart and every process."""
-    if name in PALETTE:
-        return PALETTE[name]
-    return EXTRA_COLOURS[zlib.crc32(name.encode("utf-8")) % len(EXTRA_COLOURS)]
+colour_for = colours.colour_for
 
 
 def allocator_order(names: Iterable[str]) -> list[str]:
@@ -162,9 +135,8 @@ def file_stem(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", joined)
 
 
-def tick_label(value: float, _position: int = 0) -> str:
-    """An axis tick: 25, 2.5, 1,400 (no trailing zeros)."""
-    return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"
+# An axis tick: 25, 2.5, 1,400 (the driver's formatter, as the report's SVG uses it).
+tick_label = fmt.tick
 
 
 def count_phrase(counts: Iterable[int]) -> str:

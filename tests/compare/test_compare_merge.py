@@ -133,7 +133,8 @@ def test_merge_reports_what_it_did(tmp_path, fixtures, cli):
     # --out is the parent of the merged run folder, as for `run --out`
     folder = (tmp_path / "merged" / "latest").resolve()
     assert folder.parent == tmp_path / "merged" and folder.name.endswith("-merge")
-    assert out.strip().splitlines()[-1] == (f"merged 2 run folders: 81 documents, 9 cells, "
+    # the last line is the report's path (tests/report checks it)
+    assert out.strip().splitlines()[-2] == (f"merged 2 run folders: 81 documents, 9 cells, "
                                             f"0 duplicates dropped -> {folder}")
     provenance = json.loads((folder / "merge.json").read_text())
     assert provenance["schema"] == "heaplab.merge/1" and provenance["documents"] == 81

@@ -30,8 +30,7 @@ def _draw_here(folder: pathlib.Path, only: Sequence[str] | None) -> int:
     except Exception as e:  # one line, not a traceback, for a chart that fails
         print(f"plots: drawing {folder} failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    for path in drawn:
-        print(f"chart: {path}")
+    summarize(len(drawn), folder)
     return 0
 
 
@@ -48,6 +47,11 @@ def draw(folder: pathlib.Path, only: Sequence[str] | None = None) -> int:
         p for p in (str(paths.REPO_ROOT), os.environ.get("PYTHONPATH")) if p))
     cmd = [str(python), "-m", "plots", str(folder)] + (["--only", ",".join(only)] if only else [])
     proc = subprocess.run(cmd, env=env, check=False, stdout=subprocess.PIPE, text=True)
-    for line in proc.stdout.splitlines():
-        print(f"chart: {line}")
+    summarize(len([line for line in proc.stdout.splitlines() if line.strip()]), folder)
     return proc.returncode
+
+
+def summarize(count: int, folder: pathlib.Path) -> None:
+    """One line for every chart drawn, not one per chart: report.html shows
+    them all, and the charts stay in the folder."""
+    print(f"charts: {count} files in {folder}", file=sys.stderr)

@@ -12,7 +12,7 @@ import argparse
 from types import ModuleType
 from typing import Sequence
 
-from . import cmd_ci, cmd_list, cmd_plot, cmd_record, cmd_reproduce, cmd_run, cmd_test, compare, gbench, merge
+from . import cmd_ci, cmd_export, cmd_list, cmd_plot, cmd_record, cmd_report, cmd_reproduce, cmd_run, cmd_test, compare, gbench, merge
 
 SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("run", cmd_run),
@@ -25,6 +25,8 @@ SUBCOMMANDS: tuple[tuple[str, ModuleType], ...] = (
     ("ci", cmd_ci),
     ("gbench", gbench),
     ("record", cmd_record),
+    ("report", cmd_report),
+    ("export", cmd_export),
 )
 # `./run.py` with no arguments is `./run.py run --quick`.
 DEFAULT_ARGV = ("run", "--quick")

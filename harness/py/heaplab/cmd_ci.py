@@ -36,7 +36,8 @@ import shutil
 import sys
 from typing import Any
 
-from . import atomicio, catalog as catalog_mod, compare_render, comparison, execution, paths, runfolder, runopts, tables
+from . import (atomicio, catalog as catalog_mod, compare_render, comparison, execution, paths, report,
+               runfolder, runopts, tables)
 from .prepare import obtain_runner
 
 CI_SCHEMA = "heaplab.ci/1"
@@ -260,10 +261,12 @@ def main(args: argparse.Namespace) -> int:
     folder = result.folder
     if result.interrupted:
         print(f"ci: interrupted; nothing compared (run folder {folder})", file=sys.stderr)
+        report.finish(folder)  # the run folder's report.html, its path the last line
         return EXIT_INTERRUPTED
     if result.summary is not None:
         print(tables.markdown(result.summary))
     execution.report_failed(result, "ci")
+    report.finish(folder)  # the run folder's own report.html (OUT's comes last)
     status = result.exit_status()
 
     try:
@@ -301,5 +304,6 @@ def main(args: argparse.Namespace) -> int:
             copy_baseline(folder, baseline)
             print(f"ci: baseline {baseline} is now a copy of {folder}", file=sys.stderr)
     print(f"ci: summary: {out / SUMMARY_MD}, {out / SUMMARY_JSON}", file=sys.stderr)
+    report.finish(out)  # OUT/report.html: the verdicts and the run, its path the last line
     return exit_code
 

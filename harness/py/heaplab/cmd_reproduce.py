@@ -31,10 +31,10 @@ import pathlib
 import sys
 from typing import Sequence
 
-from . import catalog as catalog_mod, charts, execution, matrix, paths, published, rundir, runopts
+from . import catalog as catalog_mod, charts, execution, matrix, paths, published, report, rundir, runopts
 from .prepare import obtain_runner
 # the folder read back (tests and plots/reproduced.py use these)
-from .reproduced import (REPRODUCED_ALL, chart_series,  # noqa: F401  (chart_series: tests)
+from .reproduced import (FOLDER_SUFFIX, REPRODUCED_ALL, chart_series,  # noqa: F401  (chart_series: tests)
                          is_memory_table, render, results_of, write_tables)
 
 ALL = "all"
@@ -47,8 +47,6 @@ EXIT_FAILED_CELLS = execution.EXIT_FAILED_CELLS
 EXIT_BAD_INPUT = execution.EXIT_BAD_INPUT
 EXIT_INTERRUPTED = execution.EXIT_INTERRUPTED
 
-# Run folders of this command are told apart from `run`'s by this suffix.
-FOLDER_SUFFIX = "reproduce"
 NOT_OFFERED = "not offered by this runner"
 
 
@@ -185,6 +183,15 @@ def main(args: argparse.Namespace) -> int:
     result = execution.run_plan(run_plan, runner, cat, parent, sys.argv, who="reproduce")
     if isinstance(result, int):
         return result
+    status = _finish(args, tables, missing, result)
+    report.finish(result.folder)  # report.html, its path the last line
+    return status
+
+
+def _finish(args: argparse.Namespace, tables: Sequence[published.PublishedTable],
+            missing: Sequence[str], result: execution.RunResult) -> int:
+    """The tables reproduced from the run folder, its charts, what failed;
+    the exit status."""
     folder = result.folder
     env = rundir.load_env(folder)
     rendered = render(results_of(folder, tables), env)

@@ -12,7 +12,7 @@ import pathlib
 import shutil
 import sys
 
-from . import adhoc_program, catalog as catalog_mod, charts, deps, execution, paths, runopts, suites, tables
+from . import adhoc_program, catalog as catalog_mod, charts, deps, execution, paths, report, runopts, suites, tables
 from .execution import EXIT_BAD_INPUT, EXIT_FAILED_CELLS, EXIT_INTERRUPTED
 from .prepare import obtain_runner
 
@@ -95,6 +95,14 @@ def main(args: argparse.Namespace) -> int:
     result = execution.run_plan(plan, runner, cat, parent, sys.argv)
     if isinstance(result, int):
         return result
+    status = _finish(args, result)
+    report.finish(result.folder)  # report.html, its path the last line
+    return status
+
+
+def _finish(args: argparse.Namespace, result: execution.RunResult) -> int:
+    """What `run` says about a run folder it made: the tables, the charts,
+    the failed cells; the exit status."""
     if result.summary is None or result.output_error:
         return EXIT_FAILED_CELLS
     print(tables.markdown(result.summary))

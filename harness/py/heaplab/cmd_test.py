@@ -56,7 +56,7 @@ PYTEST_SKIP_LINE = re.compile(r"^SKIPPED \[(\d+)\] ([^:]+:\d+): (.*)$", re.M)
 # What a skip reason names when a tool .ci/run installs is missing: in CI
 # (CI=true) such a skip is a failure. Kept beside .ci/run's package list.
 CI_TOOLS = ("valgrind", "redis-server", "matplotlib", "zstd", "heaplab-gbench", "C compiler",
-            "mimalloc", "jemalloc", "tcmalloc", "pytest")
+            "mimalloc", "jemalloc", "tcmalloc", "pytest", "chromium", "pkg-config")
 
 
 def parse_ctest(output: str, returncode: int) -> Count:
@@ -180,14 +180,21 @@ def chosen_suites(only: str | None, no_sanitizers: bool) -> list[str]:
     return [s for s in SUITES if not (no_sanitizers and s in ("asan", "tsan"))]
 
 
+def packages_for(suites: Sequence[str]) -> tuple[str, ...]:
+    """The Debian packages the chosen suites need: Chromium only for pytest
+    (tests/report renders the report in it)."""
+    return deps.TEST_PACKAGES + (deps.REPORT_TEST_PACKAGES if "pytest" in suites else ())
+
+
 def main(args: argparse.Namespace) -> int:
     root = paths.REPO_ROOT
-    status = deps.ensure(deps.TEST_PACKAGES, not args.no_install)
+    suites = chosen_suites(args.only, args.no_sanitizers)
+    status = deps.ensure(packages_for(suites), not args.no_install)
     if status != 0:
         return status
     total = Count()
     release = build.BuildConfig(paths.build_dir(root))
-    for suite in chosen_suites(args.only, args.no_sanitizers):
+    for suite in suites:
         if suite == "ctest":
             total += ctest_suite("ctest", release, (), root)
         elif suite == "asan":

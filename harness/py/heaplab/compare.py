@@ -16,7 +16,8 @@ test cannot confirm is "not significant". "faster"/"slower" follow each
 metric's `better` ("faster" = better for a higher-is-better throughput too).
 
 Output: Markdown (tables per workload group, geometric means per allocator,
-a one-line verdict) and JSON ("heaplab.compare/1"). Exit status: 1 when some
+a one-line verdict) and JSON ("heaplab.compare/1"); --html-out writes the
+verdicts as a self-contained page (heaplab.report). Exit status: 1 when some
 cell is significantly slower beyond the threshold, or ran in BASE and failed
 in every repetition of NEW; 2 on bad input; else 0.
 """
@@ -28,7 +29,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import atomicio
+from . import atomicio, report
 # the statistics and the rendering, by the names the command's users know
 from .comparison import (  # noqa: F401
     DEFAULT_ALPHA, DEFAULT_THRESHOLD, FASTER, NOT_SIGNIFICANT, SLOWER, UNCHANGED,
@@ -61,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what to print on stdout (default markdown)")
     parser.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
     parser.add_argument("--markdown-out", metavar="FILE", help="also write the Markdown to FILE")
+    parser.add_argument("--html-out", metavar="FILE",
+                        help="also write the verdicts as a self-contained HTML page to FILE")
 
 
 def run_compare(args: argparse.Namespace) -> Comparison:
@@ -85,11 +88,14 @@ def main(args: argparse.Namespace) -> int:
     try:
         comparison = run_compare(args)
         markdown = to_markdown(comparison)
-        document = json.dumps(to_json(comparison), indent=2) + "\n"
+        as_json = to_json(comparison)
+        document = json.dumps(as_json, indent=2) + "\n"
         if args.json_out:
             atomicio.write_text(Path(args.json_out), document)
         if args.markdown_out:
             atomicio.write_text(Path(args.markdown_out), markdown)
+        if args.html_out:
+            report.write_comparison(as_json, Path(args.html_out))
     except RunFolderError as exc:
         print(f"compare: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -99,4 +105,7 @@ def main(args: argparse.Namespace) -> int:
     for warning in comparison.warnings:
         print(f"compare: warning: {warning}", file=sys.stderr)
     sys.stdout.write(document if args.format == "json" else markdown)
+    if args.html_out:
+        # after the JSON, not inside it
+        print(f"report: {args.html_out}", file=sys.stderr if args.format == "json" else sys.stdout)
     return comparison.exit_code()

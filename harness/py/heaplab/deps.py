@@ -25,8 +25,12 @@ RUN_PACKAGES: tuple[str, ...] = (
 # Recording and replaying traces (`run.py record`, `--workload trace:FILE`)
 # need zstd's headers; only that work installs them.
 TRACE_PACKAGES: tuple[str, ...] = ("libzstd-dev",)
-# `./run.py test` also needs pytest and valgrind, and the trace tests zstd.
-TEST_PACKAGES: tuple[str, ...] = RUN_PACKAGES + ("python3-pytest", "valgrind") + TRACE_PACKAGES
+# `./run.py test` also needs pytest and valgrind, the trace tests zstd, the
+# install tests pkg-config.
+TEST_PACKAGES: tuple[str, ...] = RUN_PACKAGES + ("python3-pytest", "valgrind", "pkgconf") + TRACE_PACKAGES
+# The report tests (tests/report) open report.html in headless Chromium;
+# installed only when the pytest suite runs.
+REPORT_TEST_PACKAGES: tuple[str, ...] = ("chromium",)
 
 EXIT_SETUP = 2
 

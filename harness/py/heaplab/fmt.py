@@ -6,6 +6,7 @@ and progress line formats through here.
 - grouped(): thousands separators from 1,000 on (published-table figures);
 - precise(): four significant figures, large values in full (compare);
 - ratio(): one form everywhere, `×1.23` (a ratio of medians);
+- tick(), ratio_tick(): axis labels (25, 2.5, 1,400; ×4, ×1.5, ×1/8);
 - value(): a figure with its unit, times of 10 ms and more in seconds;
 - md(): text made safe for a Markdown table cell; one_line(): a message
   squeezed onto one line and cut to a length.
@@ -83,6 +84,20 @@ def ratio(value: float | None, missing: str = "") -> str:
     if value == 0 or abs(value) >= 0.1:
         return f"×{value:,.2f}"
     return f"×{value:.3g}"
+
+
+def tick(value: float, _position: int = 0) -> str:
+    """An axis tick: 25, 2.5, 1,400 (no trailing zeros, never an exponent);
+    `_position` lets matplotlib's FuncFormatter call it."""
+    return f"{value:,g}" if abs(value) < 1e6 else f"{value:,.0f}"
+
+
+def ratio_tick(value: float) -> str:
+    """A ratio axis's tick: ×4, ×1.5, and ×1/8 for a power of two below 1
+    (shorter than ×0.125)."""
+    if 0 < value < 1 and math.log2(value) == int(math.log2(value)):
+        return f"×1/{int(round(1 / value))}"
+    return f"×{value:g}"
 
 
 def seconds_scale(unit: str, values: list[float]) -> tuple[str, float]:

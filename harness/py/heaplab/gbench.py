@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from typing import Any, Sequence
 
 from . import atomicio, catalog as catalog_mod, fmt, runfolder, stats
 # reading the reports (gbench_reports), by the names this command's users know
-from .gbench_reports import (BINARY, CONTEXT_VERSION, ReportError, allocator_of,  # noqa: F401
+from .gbench_reports import (BINARY, CONTEXT_VERSION, ReportError, allocator_of, report_file_name,  # noqa: F401
                              benchmark_key, load_reports, repetitions, value_and_unit)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -45,7 +44,6 @@ RUN_SUFFIX = "gbench"
 SUMMARY_SCHEMA = "heaplab.gbench-summary/1"
 
 # Characters kept as they are in a report's file name; the rest become "_".
-UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
 
 # ---------------------------------------------------------------- the table
@@ -190,10 +188,6 @@ def ensure_binary(build_dir: pathlib.Path) -> pathlib.Path | None:
     else:
         print(f"gbench: could not build {binary} (see the build output above)", file=sys.stderr)
     return None
-
-
-def report_file_name(allocator: str) -> str:
-    return f"gbench-{UNSAFE_FILE_CHARS.sub('_', allocator)}.json"
 
 
 def gbench_command(binary: pathlib.Path, allocator: str, reps: int, out: pathlib.Path,

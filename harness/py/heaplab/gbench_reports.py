@@ -11,6 +11,7 @@ report's host and CPU count.
 from __future__ import annotations
 
 import json
+import re
 import pathlib
 from typing import Any, Iterable
 
@@ -23,8 +24,15 @@ CONTEXT_ALLOCATOR = "heaplab_allocator"
 CONTEXT_VERSION = "heaplab_allocator_version"
 CONTEXT_ERROR = "heaplab_allocator_error"
 
+# a report's file name: gbench-<allocator>.json, the name made safe for a path
+UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 NS_PER_S = 1e9
+
+
+def report_file_name(allocator: str) -> str:
+    return f"gbench-{UNSAFE_FILE_CHARS.sub('_', allocator)}.json"
 
 
 class ReportError(ValueError):

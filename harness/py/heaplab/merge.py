@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Hashable, Iterable, Sequence
 
-from . import atomicio, rundir, runfolder, tables
+from . import atomicio, report, rundir, runfolder, tables
 from .shards import canonical_key, parse_shard, shard_of  # noqa: F401  (sharding, for its users)
 # the run-folder model, by the names merge's users know
 from .runfolder import (MACHINE_KEYS, MachineId, RunFolder, RunFolderError,  # noqa: F401
@@ -231,6 +231,7 @@ def main(args: argparse.Namespace) -> int:
     if len(result.machines) > 1:
         print(f"merge: note: documents come from {len(result.machines)} machines",
               file=sys.stderr)
+    report.finish(result.out)  # report.html, its path the last line
     return 0
 
 

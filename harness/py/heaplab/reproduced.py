@@ -15,6 +15,8 @@ from . import atomicio, published, rundir, runfolder
 from .reproduce_table import TableResult, measured_from_documents, render_markdown, reproduce
 
 REPRODUCED_ALL = "reproduced.md"
+# `reproduce` names its run folders <timestamp>-reproduce (runfolder.create)
+FOLDER_SUFFIX = "reproduce"
 TABLE_PREFIX, TABLE_SUFFIX = "reproduced-", ".md"
 QUICK_WARNING = ("QUICK SIZES: each workload ran at its parameters' quick sizes, not the published "
                  "sizes; absolute figures are not comparable with the published ones, only ratios "
@@ -54,7 +56,7 @@ def results_of(folder: pathlib.Path, tables: Sequence[published.PublishedTable]
     return [reproduce(t, measured) for t in tables]
 
 
-def _with_version(alloc: dict[str, Any]) -> str:
+def with_version(alloc: dict[str, Any]) -> str:
     """'system glibc 2.36', 'heaplab 0.1.0' (no name twice)."""
     name, version = str(alloc.get("name")), str(alloc.get("version"))
     return version if version.startswith(name) else f"{name} {version}"
@@ -70,7 +72,7 @@ def here_text(env: dict[str, Any], allocators: Iterable[str] | None = None) -> s
     if m.get("cores"):
         parts.append(f"{m['cores']} cores")
     parts.append(f"Linux {m.get('kernel') or '?'}")
-    allocs = [_with_version(a) for a in (env.get("plan") or {}).get("allocators") or []
+    allocs = [with_version(a) for a in (env.get("plan") or {}).get("allocators") or []
               if isinstance(a, dict) and a.get("version")
               and (wanted is None or a.get("name") in wanted)]
     if allocs:

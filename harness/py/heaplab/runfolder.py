@@ -72,6 +72,14 @@ class CellKey:
 KEY_FIELD = "key"
 
 
+def number(value: Any) -> float | None:
+    """A document's figure as a float: an int or float (never a bool), else
+    None (absent, null, text). Every reader of documents asks this."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -349,18 +357,23 @@ def read_raw(path: pathlib.Path, warn: bool = True) -> rawlog.RawLog:
     return log
 
 
+def read_json_object(path: pathlib.Path) -> dict[str, Any]:
+    """A file holding one JSON object (env.json, summary.json, merge.json, a
+    ci folder's summary); RunFolderError (one line) when it cannot be read
+    or holds something else."""
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunFolderError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(loaded, dict):
+        raise RunFolderError(f"{path}: must hold a JSON object")
+    return loaded
+
+
 def read_env(folder: pathlib.Path) -> dict[str, Any]:
     """env.json, {} when there is none; RunFolderError when unreadable."""
     env_path = folder / ENV
-    if not env_path.is_file():
-        return {}
-    try:
-        loaded = json.loads(env_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunFolderError(f"{env_path}: not readable JSON ({exc})") from None
-    if not isinstance(loaded, dict):
-        raise RunFolderError(f"{env_path}: must hold a JSON object")
-    return loaded
+    return read_json_object(env_path) if env_path.is_file() else {}
 
 
 def load(given: str | os.PathLike[str], warn: bool = True) -> RunFolder:
