@@ -115,7 +115,7 @@ static int check_heaps(const struct tentry *e, size_t n, unsigned heap, bool wan
 {
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = (uintptr_t)e[i].ptr;
-        if ((small_seg_of(a)->page_info[page_index(a)].heap == heap) != want) {
+        if ((block_heap(a) == heap) != want) {
             core_report(what, a);
             return 1;
         }

@@ -280,6 +280,11 @@ static inline unsigned page_index(uintptr_t a)
 {
     return (unsigned)((a & SEG_MASK) >> PAGE_SHIFT);
 }
+/* the small heap whose span holds the block at `a` (a small segment's) */
+static inline unsigned block_heap(uintptr_t a)
+{
+    return small_seg_of(a)->page_info[page_index(a)].heap;
+}
 static inline uint64_t *span_bitmap(struct small_seg *seg, unsigned head)
 {
     return (uint64_t *)((char *)seg + SMALL_BITMAP_OFFSET + head * BITMAP_BYTES_PER_PAGE);

@@ -306,7 +306,7 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     for (unsigned i = 0; i < n && HEAPLAB_DEBUG >= 1; i++)
         CORE_ASSERT(registry_is_small((uintptr_t)e[i].ptr) &&
                         small_seg_of((uintptr_t)e[i].ptr)->page_class[page_index((uintptr_t)e[i].ptr)] == cls + 1 &&
-                        small_seg_of((uintptr_t)e[i].ptr)->page_info[page_index((uintptr_t)e[i].ptr)].heap == heap &&
+                        block_heap((uintptr_t)e[i].ptr) == heap &&
                         atomic_load_explicit(e[i].slot, memory_order_relaxed) == 0,
                     "flush of a block of another class or heap, or of a live one");
     const struct size_class *c = &core_classes[cls];

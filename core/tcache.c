@@ -62,12 +62,6 @@ struct tentry *tcache_remote_base(const struct tcache *tc, unsigned cls)
     return tc->region ? tc->region + core_remote_first[cls] : NULL;
 }
 
-static unsigned heap_of(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    return small_seg_of(a)->page_info[page_index(a)].heap;
-}
-
 /* Sends the blocks of the thread's remote bin of `cls` home: one flush per
  * heap among them (a flush goes to one heap's store; blocks of several
  * heaps in one flush would be handed out by the first heap's threads). */
@@ -76,9 +70,9 @@ static void send_home(struct tcache *tc, unsigned cls)
     struct tentry *e = tcache_remote_base(tc, cls);
     unsigned n = tc->remote_n[cls];
     while (n) {
-        unsigned heap = heap_of(e[0].ptr), k = 1;
+        unsigned heap = block_heap((uintptr_t)e[0].ptr), k = 1;
         for (unsigned i = 1; i < n; i++) {
-            if (heap_of(e[i].ptr) != heap)
+            if (block_heap((uintptr_t)e[i].ptr) != heap)
                 continue;
             if (i != k) {
                 struct tentry t = e[k];
@@ -380,8 +374,8 @@ CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot
     struct tentry mine = {p, slot};
     count_free(tc, request);
     if (!thread_caching(tc)) {
-        central_flush(heap_of(p), cls, &mine, 1);
-    } else if (heap_of(p) != tc->arena) {
+        central_flush(block_heap((uintptr_t)p), cls, &mine, 1);
+    } else if (block_heap((uintptr_t)p) != tc->arena) {
         /* Another heap's block is never handed out here: reused by this
          * thread it would share cache lines with its owner's blocks (the
          * false sharing cache-scratch measures), and its owner would carve
