@@ -38,15 +38,16 @@ void decay_tick(uint32_t *events)
     uint64_t now = os_now_ms();
     atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
     /* over the budget, free memory goes back at once, down to three
-     * quarters of the budget: a program that frees a large part of its heap
-     * gets it back before its next phase, not two ticks later. What was
-     * freed in the last DECAY_MS (likely to be reused soon) goes only when
-     * the older memory of every class is not enough. */
+     * quarters of the budget, oldest first; memory freed within the last
+     * REUSE_GRACE_MS stays (a server's next burst reuses it: purging it
+     * only made the burst fault it back in), unless so much is free that a
+     * program evidently gave up a large part of its heap, which it then
+     * gets back before its next phase. */
     size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
-        purge_older_than(now, DECAY_MS, true, &excess);
-        if (excess)
+        purge_older_than(now, REUSE_GRACE_MS, true, &excess);
+        if (excess && resident_free > YOUNG_FREE_MAX)
             purge_older_than(now, 0, true, &excess);
         atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
     }

@@ -208,7 +208,7 @@ void registry_set(void *seg, enum seg_kind kind) CORE_INTERNAL;
 struct span {
     struct span *next, *prev;   /* class partial list */
     struct span *dnext, *dprev; /* class dirty list, oldest at the tail */
-    uint64_t dirty_since_ms;
+    uint64_t dirty_since_ms;    /* when a block last came back to its bitmap (coarse clock) */
     uint64_t purged;            /* bit j: OS page j of the span */
     uint32_t free_count;
     uint32_t scan_word;         /* no set bitmap bit below this word */
@@ -654,13 +654,17 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 /* ---- decay (decay.c) --------------------------------------------------- */
 
 /* Free small pages and medium blocks go back to the OS at once, oldest
- * first, while more than RETAIN_BYTES of free memory is resident; below that
- * budget only after LONG_DECAY_MS, so a program that frees and soon
- * reallocates a working set (tmalloc-st-random) does not fault it all back
- * in every round. The slower clock-driven work runs at most every DECAY_MS. */
+ * first, while more than RETAIN_BYTES of free memory is resident, except
+ * what was freed in the last REUSE_GRACE_MS while no more than
+ * YOUNG_FREE_MAX is free; below that budget only after LONG_DECAY_MS, so a
+ * program that frees and soon reallocates a working set (tmalloc-st-random,
+ * mstress's generations) does not fault it all back in every round. The
+ * slower clock-driven work runs at most every DECAY_MS. */
 #define DECAY_MS 2
 #define LONG_DECAY_MS 1000
 #define RETAIN_BYTES ((size_t)64 << 20)
+#define REUSE_GRACE_MS 100
+#define YOUNG_FREE_MAX ((size_t)512 << 20)
 /* Cached large mappings are unmapped after this long. */
 #define LARGE_DECAY_MS 500
 /* The clock is read once per this many slow-path events of a thread. */

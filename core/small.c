@@ -260,6 +260,10 @@ static void return_to_bitmaps(struct class_central *cc, const struct size_class 
             s = &seg->spans[head];
             start = span_start(seg, head);
             bm = span_bitmap(seg, head);
+            /* the span's age is that of its newest free block: a span
+             * whose blocks come and go is not old memory */
+            if (s->in_dirty && s->dirty_since_ms != now)
+                dirty_remove(cc, s);
             if (!s->in_dirty)
                 dirty_push(cc, s, now);
         }
