@@ -2,7 +2,8 @@
  * for Long-Running Server Applications" (ISMM 1998), written here from the
  * paper's description.
  *
- * Each of T threads owns an array of `blocks` live blocks with sizes
+ * Each of T threads owns an array of `blocks` live blocks (or its share of
+ * `total_blocks`, for a live set that does not grow with T) with sizes
  * uniform in [min_size, max_size]. A step frees the block in a random slot
  * and allocates a new one of a fresh size into it. After `pairs` steps the
  * round ends: every thread exits and a new thread takes over its array, so
@@ -125,7 +126,12 @@ static void larson_free_all(wl_ctx *ctx, larson_run *run, int nthreads, wl_free_
 
 static int run_larson(wl_ctx *ctx)
 {
-    const long long blocks = wl_param(ctx, "blocks");
+    const long long total = wl_param(ctx, "total_blocks");
+    const long long blocks = total ? total / ctx->threads : wl_param(ctx, "blocks");
+    if (blocks < 1) {
+        wl_fail(ctx, "parameter total_blocks=%lld gives no block to each of %d threads", total, ctx->threads);
+        return -1;
+    }
     const long long lo = wl_param(ctx, "min_size");
     const long long hi = wl_param(ctx, "max_size");
     const long long rounds = wl_param(ctx, "rounds");
@@ -192,6 +198,10 @@ const workload wl_larson = {
     .default_threads = 2, .threaded = 1,
     .params = {
         {"blocks", 5000, 0, 1, 100000000, "live blocks in each thread's array"},
+        /* the paper's live set grows with the threads; this one holds it
+         * fixed, so that a footprint growing with threads shows */
+        {"total_blocks", 0, 0, 0, 100000000,
+         "live blocks over all threads, shared equally (0: `blocks` per thread instead)"},
         {"min_size", 8, 0, 1, 1 << 30, "smallest block size in bytes"},
         {"max_size", 1000, 0, 1, 1 << 30, "largest block size in bytes"},
         {"pairs", 200000, 50000, 1, 10000000000LL, "free+malloc steps per thread per round"},

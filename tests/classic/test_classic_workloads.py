@@ -134,6 +134,28 @@ def test_larson_frees_what_the_previous_threads_allocated(runner):
     assert threads * blocks * rounds < cross <= threads * blocks * (rounds + 1)
 
 
+def built_live_bytes(doc: dict) -> int:
+    return next(p["live_bytes"] for p in doc["phases"] if p["name"] == "built")
+
+
+def test_larson_total_blocks_holds_the_live_set_fixed_as_threads_grow(runner):
+    docs = {t: run(runner, "larson", threads=t, total_blocks=2000)[1] for t in (1, 2, 4)}
+    live = {t: built_live_bytes(d) for t, d in docs.items()}
+    # the same 2,000 blocks of 8-1,000 B, shared out: only the sizes drawn differ
+    assert max(live.values()) < 1.1 * min(live.values()), live
+    for t, doc in docs.items():
+        assert frees(doc)[0] == t * 5000 * 2 + 2000, t
+    # without it the live set grows with the threads
+    assert built_live_bytes(run(runner, "larson", threads=4)[1]) > 3 * built_live_bytes(
+        run(runner, "larson", threads=1)[1])
+
+
+def test_larson_total_blocks_below_the_thread_count_is_refused_naming_it(runner):
+    proc, doc = run(runner, "larson", threads=3, total_blocks=2)
+    assert proc.returncode == 1 and doc["status"] == "error"
+    assert "total_blocks=2 gives no block to each of 3 threads" in doc["error"]
+
+
 @pytest.mark.parametrize("permille", [0, 100, 300])
 def test_rptest_hands_about_the_configured_share_to_the_next_thread(runner, permille):
     total, cross = frees(run(runner, "rptest", threads=2, cross_permille=permille)[1])
