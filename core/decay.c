@@ -12,10 +12,46 @@ static _Atomic uint64_t last_decay_ms;
 /* 1 while a thread purges the excess over the budget */
 static _Atomic int over_budget_purging;
 
+/* The young allowance: how much free memory may stay resident over the
+ * budget while it is young. A program that gives up a large part of its
+ * heap gets it back at once (tmalloc-memory's phases); one that frees its
+ * heap and allocates it again, over and over (a server's requests,
+ * mstress's generations), only faults back in what each purge gave away:
+ * each purge of young memory that follows the carving of at least a
+ * budget's worth of purged pages since the one before doubles the
+ * allowance; LONG_DECAY_MS without a young purge halves it. Read and
+ * written only by the thread that holds over_budget_purging. */
+static size_t young_allowance = YOUNG_FREE_MIN;
+static uint64_t young_purge_ms;
+static size_t unpurged_at_young_purge;
+static bool young_purged_before;
+
+static size_t young_allowance_at(uint64_t now)
+{
+    while (young_allowance > YOUNG_FREE_MIN && now - young_purge_ms >= LONG_DECAY_MS) {
+        young_allowance /= 2;
+        young_purge_ms += LONG_DECAY_MS;
+    }
+    return young_allowance;
+}
+
+static void young_purge_noted(uint64_t now)
+{
+    size_t unpurged = atomic_load_explicit(&core_unpurged_bytes, memory_order_relaxed);
+    /* (the first young purge follows the heap's growth, not a reuse) */
+    if (young_purged_before && unpurged - unpurged_at_young_purge >= RETAIN_BYTES && young_allowance < YOUNG_FREE_MAX)
+        young_allowance *= 2;
+    young_purged_before = true;
+    unpurged_at_young_purge = unpurged;
+    young_purge_ms = now;
+}
+
 /* Small segments left completely empty are unmapped beyond this many. */
 #define SPARE_EMPTY_SEGMENTS 1
 
-static size_t purge_older_than(uint64_t now, uint64_t age, bool try, size_t *excess)
+/* Purges small spans free for `small_age` ms or longer and medium blocks
+ * free for `medium_age` or longer (0: any), oldest first within each. */
+static size_t purge_older_than(uint64_t now, uint64_t small_age, uint64_t medium_age, bool try, size_t *excess)
 {
     size_t released = 0;
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
@@ -24,10 +60,10 @@ static size_t purge_older_than(uint64_t now, uint64_t age, bool try, size_t *exc
             while (bits) {
                 unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                released += central_purge(h, cls, now, age, try, excess);
+                released += central_purge(h, cls, now, small_age, try, excess);
             }
         }
-    released += medium_purge(now, age, try, excess);
+    released += medium_purge(now, medium_age, try, excess);
     return released;
 }
 
@@ -38,17 +74,19 @@ void decay_tick(uint32_t *events)
     uint64_t now = os_now_ms();
     atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
     /* over the budget, free memory goes back at once, down to three
-     * quarters of the budget, oldest first; memory freed within the last
-     * REUSE_GRACE_MS stays (a server's next burst reuses it: purging it
-     * only made the burst fault it back in), unless so much is free that a
-     * program evidently gave up a large part of its heap, which it then
-     * gets back before its next phase. */
+     * quarters of the budget, oldest first; small spans freed within the
+     * last REUSE_GRACE_MS stay (a server's next burst reuses them: purging
+     * them only made the burst fault them back in), unless so much is free
+     * that a program evidently gave up a large part of its heap, which it
+     * then gets back before its next phase. */
     size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
-        purge_older_than(now, REUSE_GRACE_MS, true, &excess);
-        if (excess && resident_free > YOUNG_FREE_MAX)
-            purge_older_than(now, 0, true, &excess);
+        purge_older_than(now, REUSE_GRACE_MS, DECAY_MS, true, &excess);
+        if (excess && resident_free > young_allowance_at(now)) {
+            young_purge_noted(now);
+            purge_older_than(now, 0, 0, true, &excess);
+        }
         atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
     }
     uint64_t last = atomic_load_explicit(&last_decay_ms, memory_order_relaxed);
@@ -57,7 +95,7 @@ void decay_tick(uint32_t *events)
     if (!atomic_compare_exchange_strong_explicit(&last_decay_ms, &last, now, memory_order_relaxed, memory_order_relaxed))
         return;
     /* anything free for LONG_DECAY_MS goes, within the budget too */
-    purge_older_than(now, LONG_DECAY_MS, true, NULL);
+    purge_older_than(now, LONG_DECAY_MS, LONG_DECAY_MS, true, NULL);
     large_purge(now, LARGE_DECAY_MS, true);
     segment_release_empty(SPARE_EMPTY_SEGMENTS);
 }

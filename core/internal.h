@@ -418,6 +418,10 @@ struct dirty_mask {
 extern struct dirty_mask core_dirty_classes[SMALL_HEAPS] CORE_INTERNAL;
 /* coarse clock (ms) for dirty timestamps, advanced by decay ticks */
 extern _Atomic uint64_t core_clock_ms CORE_INTERNAL;
+/* bytes of small pages made resident again (or for the first time) by
+ * carving blocks on them, ever: the decay's sign that a program allocates
+ * into memory it had freed (decay.c, the young allowance) */
+extern _Atomic size_t core_unpurged_bytes CORE_INTERNAL;
 
 /* A free block held by a thread cache or a store, with its slot (found
  * when it was freed or carved, so malloc does not recompute it). Caches and
@@ -655,16 +659,24 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 
 /* Free small pages and medium blocks go back to the OS at once, oldest
  * first, while more than RETAIN_BYTES of free memory is resident, except
- * what was freed in the last REUSE_GRACE_MS while no more than
- * YOUNG_FREE_MAX is free; below that budget only after LONG_DECAY_MS, so a
- * program that frees and soon reallocates a working set (tmalloc-st-random,
- * mstress's generations) does not fault it all back in every round. The
- * slower clock-driven work runs at most every DECAY_MS. */
+ * small spans that had a block freed in the last REUSE_GRACE_MS, while no
+ * more than the young allowance is free (decay.c: YOUNG_FREE_MIN, doubled up
+ * to YOUNG_FREE_MAX for a program that keeps reallocating what it freed,
+ * halved again after LONG_DECAY_MS without); below that budget only after
+ * LONG_DECAY_MS, so a program that frees and soon reallocates a working set
+ * (tmalloc-st-random, mstress's generations) does not fault it all back in
+ * every round. The grace is for small spans only: small blocks are packed,
+ * so reusing free small memory reuses its pages whole, while a medium block
+ * is often written only in part (its first pages), and keeping a free
+ * medium range resident mostly keeps pages nobody writes (tmalloc-st-mixed:
+ * 100 MB more RSS with it, no time saved). The slower clock-driven work
+ * runs at most every DECAY_MS. */
 #define DECAY_MS 2
 #define LONG_DECAY_MS 1000
 #define RETAIN_BYTES ((size_t)64 << 20)
 #define REUSE_GRACE_MS 100
-#define YOUNG_FREE_MAX ((size_t)512 << 20)
+#define YOUNG_FREE_MIN ((size_t)128 << 20)
+#define YOUNG_FREE_MAX ((size_t)1 << 30)
 /* Cached large mappings are unmapped after this long. */
 #define LARGE_DECAY_MS 500
 /* The clock is read once per this many slow-path events of a thread. */

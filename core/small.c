@@ -19,6 +19,7 @@ struct class_central core_central[SMALL_HEAPS][NCLASSES];
 struct class_lock_line core_class_locks[SMALL_HEAPS][CLASS_LOCKS];
 struct dirty_mask core_dirty_classes[SMALL_HEAPS];
 _Atomic uint64_t core_clock_ms;
+_Atomic size_t core_unpurged_bytes;
 
 /* Takes the lock of class `cls` of `heap` (which must be in range). */
 static void class_lock_take(unsigned heap, unsigned cls)
@@ -211,8 +212,12 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         s->scan_word = w;
         s->free_count -= (uint32_t)(span_first - next);
         /* blocks on pages never touched or given back make them resident */
-        for (struct tentry *t = next; t < span_first && s->purged; t++)
-            touch_block(cc, s, (uintptr_t)t->ptr - start, c->size);
+        if (s->purged) {
+            size_t purged_before = cc->purged_bytes;
+            for (struct tentry *t = next; t < span_first && s->purged; t++)
+                touch_block(cc, s, (uintptr_t)t->ptr - start, c->size);
+            atomic_fetch_add_explicit(&core_unpurged_bytes, purged_before - cc->purged_bytes, memory_order_relaxed);
+        }
         if (s->free_count == 0)
             partial_remove(cc, s);
         CORE_ASSERT(span_is_valid(s), "span invalid after refill");

@@ -1,0 +1,131 @@
+/* heaplab core test: when free memory goes back, in a fresh process (the
+ * young allowance starts at its floor). Each burst allocates 8 KiB blocks
+ * with both OS pages written and frees them all.
+ *  - a burst under the young allowance (128 MiB) stays resident right after
+ *    its frees (the next burst reuses it), and once the reuse grace (100 ms)
+ *    has passed it goes back down to the 64 MiB budget;
+ *  - a program that gives up more than the allowance gets most of it back
+ *    at once;
+ *  - one that frees and reallocates that much over and over soon keeps it
+ *    resident (each purge of young memory after a reuse doubles the
+ *    allowance), and after seconds without such a purge it gets it back
+ *    at once again.
+ * "Stays resident" holds only if the frees took less than the grace: on a
+ * slower run (sanitizers, a loaded machine) those checks are skipped with
+ * a line saying so; the checks that memory went back always run. */
+#include <string.h>
+#include <time.h>
+
+#include "heaplab.h"
+#include "testutil.h"
+
+#define MIB ((size_t)1 << 20)
+#define BLOCK 8192
+/* the budget is checked every 16 slow-path events: what those free (a few
+ * flushes) may be on top of a limit */
+#define SLACK (2 * MIB)
+#define GRACE_MS 100
+#define BUDGET (64 * MIB)
+#define ALLOWANCE_FLOOR (128 * MIB)
+
+static void *blocks[400 * MIB / BLOCK];
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static size_t free_resident(void)
+{
+    hl_stats_t st;
+    hl_stats(&st);
+    return st.page_free + st.medium_free;
+}
+
+/* slow-path events after a pause: medium blocks always take the slow path */
+static void slow_events(int n)
+{
+    for (int i = 0; i < n; i++)
+        hl_free(hl_malloc(40000));
+}
+
+/* Allocates and frees `bytes`; returns the free resident bytes right after,
+ * and in *fast whether the frees took less than the grace. */
+static size_t burst(size_t bytes, int *fast)
+{
+    size_t n = bytes / BLOCK;
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = hl_malloc(BLOCK);
+        ((volatile char *)blocks[i])[0] = 1;
+        ((volatile char *)blocks[i])[4096] = 1;
+    }
+    double t0 = now_ms();
+    for (size_t i = 0; i < n; i++)
+        hl_free(blocks[i]);
+    double took = now_ms() - t0;
+    size_t after = free_resident();
+    *fast = took < GRACE_MS / 2;
+    printf("info %zu MiB freed in %.1f ms: %zu MiB free and resident\n", bytes / MIB, took, after / MIB);
+    return after;
+}
+
+static void check_if_fast(int fast, const char *name, int cond)
+{
+    if (fast)
+        CHECK(name, cond);
+    else
+        printf("skip %s (the frees took longer than the grace)\n", name);
+}
+
+static void settle(void)
+{
+    pause_ms(GRACE_MS + 50);
+    slow_events(64);
+}
+
+int main(void)
+{
+    int fast;
+    size_t after = burst(100 * MIB, &fast);
+    check_if_fast(fast, "100 MiB freed in a burst stays resident right after (under the young allowance)",
+                  after >= 94 * MIB);
+    settle();
+    after = free_resident();
+    printf("info after the grace: %zu MiB free and resident\n", after / MIB);
+    CHECK("once the grace has passed, free memory goes back down to the budget", after <= BUDGET + SLACK);
+
+    after = burst(400 * MIB, &fast);
+    CHECK("400 MiB given up in a burst: most of it goes back at once (under the allowance of 128 MiB)",
+          after <= ALLOWANCE_FLOOR + SLACK);
+
+    /* reallocated and freed again: each purge of young memory after the
+     * reuse doubles the allowance, 128 -> 256 -> 512 MiB */
+    for (int cycle = 1; cycle <= 3; cycle++)
+        after = burst(400 * MIB, &fast);
+    check_if_fast(fast, "400 MiB freed and reallocated over and over: after three cycles it stays resident",
+                  after >= 390 * MIB);
+
+    /* more than LONG_DECAY_MS (1 s) per halving without a young purge:
+     * the allowance is back at its floor */
+    pause_ms(3500);
+    slow_events(64);
+    after = burst(400 * MIB, &fast);
+    CHECK("after seconds without such a purge, most of a 400 MiB burst goes back at once again",
+          after <= 2 * ALLOWANCE_FLOOR + SLACK);
+    settle();
+    CHECK("and the rest after the grace", free_resident() <= BUDGET + SLACK);
+
+    hl_stats_t st;
+    hl_stats(&st);
+    CHECK("stats balanced", hl_stats_balanced(&st));
+    CHECK("hl_check clean", hl_check() == 0);
+    return tu_finish();
+}
