@@ -35,6 +35,7 @@ typedef struct thread_state {
     _Alignas(CACHE_LINE) live_set live;
     wl_rng rng;
     long long run_ops;          /* operations so far, all phases */
+    long long calls;            /* allocator calls so far: a pair or a churn step is two */
     long long phase_ops;        /* operations in the current phase */
     long long sample_every;     /* 0: not sampling */
     long long until_sample;     /* NOT_SAMPLING when not sampling */
@@ -101,10 +102,16 @@ static void sample_tick(run_state *rs, thread_state *t, int index)
     wl_sample(rs->ctx, ops, bytes);
 }
 
-/* Counts one operation; samples every `sample_every` of them. */
-static inline void count_op(run_state *rs, thread_state *t, int index)
+/* Allocator calls one script operation makes: alloc, free and realloc one,
+ * a pair or a churn step (a free and an allocation) two. */
+enum { CALLS_SINGLE = 1, CALLS_PAIR = 2 };
+
+/* Counts one operation of `calls` allocator calls; samples every
+ * `sample_every` operations. */
+static inline void count_op(run_state *rs, thread_state *t, int index, int calls)
 {
     t->run_ops++;
+    t->calls += calls;
     t->phase_ops++;
     if (--t->until_sample == 0)
         sample_tick(rs, t, index);
@@ -140,7 +147,7 @@ static void op_alloc(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         live_push(&t->live, p, size);
-        count_op(rs, t, index);
+        count_op(rs, t, index, CALLS_SINGLE);
     }
 }
 
@@ -159,7 +166,7 @@ static void op_free_alternate(run_state *rs, thread_state *t, int index, long lo
                 rs->a->free(b.p);
                 ls->bytes -= b.size;
                 freed++;
-                count_op(rs, t, index);
+                count_op(rs, t, index, CALLS_SINGLE);
             } else {
                 *live_at(ls, kept++) = b;
             }
@@ -177,7 +184,7 @@ static void op_free(run_state *rs, thread_state *t, int index, const sc_op *op, 
     for (long long i = 0; i < n; i++) {
         live_block b = live_take(&t->live, op->order, wl_rng_next(&t->rng));
         rs->a->free(b.p);
-        count_op(rs, t, index);
+        count_op(rs, t, index, CALLS_SINGLE);
     }
 }
 
@@ -198,7 +205,7 @@ static void op_realloc(run_state *rs, thread_state *t, int index, const sc_op *o
         ls->bytes = ls->bytes - b->size + size;
         b->p = q;
         b->size = size;
-        count_op(rs, t, index);
+        count_op(rs, t, index, CALLS_SINGLE);
     }
 }
 
@@ -210,7 +217,7 @@ static void op_pairs(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         rs->a->free(p);
-        count_op(rs, t, index);
+        count_op(rs, t, index, CALLS_PAIR);
     }
 }
 
@@ -241,7 +248,7 @@ static void op_churn(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         live_push(&t->live, p, size);
-        count_op(rs, t, index);
+        count_op(rs, t, index, CALLS_PAIR);
         if (trim_every && (i + 1) % trim_every == 0)
             call_trim(rs, t, op);
     }
@@ -258,7 +265,7 @@ static void op_handoff(run_state *rs, thread_state *t, int index)
         while (from->count > 0) {
             live_block b = live_take(from, ORDER_FIFO, 0);
             rs->a->free(b.p);
-            count_op(rs, t, index);
+            count_op(rs, t, index, CALLS_SINGLE);
         }
     }
     pthread_barrier_wait(&rs->barrier);
@@ -367,18 +374,24 @@ static int map_threads(run_state *rs, long long max_live)
     return 0;
 }
 
-/* Frees whatever is still live (not timed, after the last phase). */
-static void unmap_threads(run_state *rs)
+/* Frees whatever is still live (not timed, after the last phase); returns
+ * the allocator calls of the whole run: the threads' and these frees. */
+static long long unmap_threads(run_state *rs)
 {
     if (!rs->ts)
-        return;
+        return 0;
+    long long calls = 0;
     for (int i = 0; i < rs->nthreads; i++) {
         live_set *ls = &rs->ts[i].live;
-        while (ls->ring && ls->count > 0)
+        calls += rs->ts[i].calls;
+        while (ls->ring && ls->count > 0) {
             rs->a->free(live_take(ls, ORDER_LIFO, 0).p);
+            calls++;
+        }
         live_unmap(ls);
     }
     munmap(rs->ts, rs->ts_bytes);
+    return calls;
 }
 
 static void report(run_state *rs)
@@ -432,7 +445,9 @@ int sc_run_heap(wl_ctx *ctx)
     }
     report(&rs);
     rc = 0;
-out:
-    unmap_threads(&rs);
+out:;
+    long long calls = unmap_threads(&rs);
+    if (rc == 0)
+        wl_operations(ctx, calls);
     return rc;
 }
