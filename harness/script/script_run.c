@@ -413,7 +413,7 @@ static void report(run_state *rs)
 int sc_run_heap(wl_ctx *ctx)
 {
     sc_script *s = ctx->w->data;
-    long long pv[WL_MAX_PARAMS], max_live;
+    long long pv[WL_MAX_PARAMS], max_live, calls;
     char err[SC_ERR_MAX];
     for (int i = 0; i < s->nparams; i++)
         pv[i] = wl_param(ctx, s->param_name[i]);
@@ -445,8 +445,9 @@ int sc_run_heap(wl_ctx *ctx)
     }
     report(&rs);
     rc = 0;
-out:;
-    long long calls = unmap_threads(&rs);
+out:
+    /* the frees of what is still live are calls of this run too */
+    calls = unmap_threads(&rs);
     if (rc == 0)
         wl_operations(ctx, calls);
     return rc;
