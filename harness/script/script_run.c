@@ -35,7 +35,9 @@ typedef struct thread_state {
     _Alignas(CACHE_LINE) live_set live;
     wl_rng rng;
     long long run_ops;          /* operations so far, all phases */
-    long long calls;            /* allocator calls so far: a pair or a churn step is two */
+    /* allocator calls so far (a pair or a churn step is two): added once per
+     * operation line after its loop, so the loops pay nothing for it */
+    long long calls;
     long long phase_ops;        /* operations in the current phase */
     long long sample_every;     /* 0: not sampling */
     long long until_sample;     /* NOT_SAMPLING when not sampling */
@@ -102,16 +104,13 @@ static void sample_tick(run_state *rs, thread_state *t, int index)
     wl_sample(rs->ctx, ops, bytes);
 }
 
-/* Allocator calls one script operation makes: alloc, free and realloc one,
- * a pair or a churn step (a free and an allocation) two. */
-enum { CALLS_SINGLE = 1, CALLS_PAIR = 2 };
+/* Allocator calls of a pair or a churn step: a free and an allocation. */
+enum { CALLS_PER_PAIR = 2 };
 
-/* Counts one operation of `calls` allocator calls; samples every
- * `sample_every` operations. */
-static inline void count_op(run_state *rs, thread_state *t, int index, int calls)
+/* Counts one operation; samples every `sample_every` of them. */
+static inline void count_op(run_state *rs, thread_state *t, int index)
 {
     t->run_ops++;
-    t->calls += calls;
     t->phase_ops++;
     if (--t->until_sample == 0)
         sample_tick(rs, t, index);
@@ -147,8 +146,9 @@ static void op_alloc(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         live_push(&t->live, p, size);
-        count_op(rs, t, index, CALLS_SINGLE);
+        count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 /* Frees n blocks taking every other one, oldest first, and closes the gaps
@@ -166,13 +166,14 @@ static void op_free_alternate(run_state *rs, thread_state *t, int index, long lo
                 rs->a->free(b.p);
                 ls->bytes -= b.size;
                 freed++;
-                count_op(rs, t, index, CALLS_SINGLE);
+                count_op(rs, t, index);
             } else {
                 *live_at(ls, kept++) = b;
             }
         }
         ls->count = kept;
     }
+    t->calls += n;
 }
 
 static void op_free(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -184,8 +185,9 @@ static void op_free(run_state *rs, thread_state *t, int index, const sc_op *op, 
     for (long long i = 0; i < n; i++) {
         live_block b = live_take(&t->live, op->order, wl_rng_next(&t->rng));
         rs->a->free(b.p);
-        count_op(rs, t, index, CALLS_SINGLE);
+        count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 static void op_realloc(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -205,8 +207,9 @@ static void op_realloc(run_state *rs, thread_state *t, int index, const sc_op *o
         ls->bytes = ls->bytes - b->size + size;
         b->p = q;
         b->size = size;
-        count_op(rs, t, index, CALLS_SINGLE);
+        count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 static void op_pairs(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -217,8 +220,9 @@ static void op_pairs(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         rs->a->free(p);
-        count_op(rs, t, index, CALLS_PAIR);
+        count_op(rs, t, index);
     }
+    t->calls += CALLS_PER_PAIR * n;
 }
 
 static void call_trim(run_state *rs, thread_state *t, const sc_op *op)
@@ -248,10 +252,11 @@ static void op_churn(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (!p)
             return;
         live_push(&t->live, p, size);
-        count_op(rs, t, index, CALLS_PAIR);
+        count_op(rs, t, index);
         if (trim_every && (i + 1) % trim_every == 0)
             call_trim(rs, t, op);
     }
+    t->calls += CALLS_PER_PAIR * n;
 }
 
 /* Thread i frees the blocks of thread i-1 (the last thread's go to thread
@@ -262,10 +267,11 @@ static void op_handoff(run_state *rs, thread_state *t, int index)
     pthread_barrier_wait(&rs->barrier);
     if (!atomic_load(&rs->failed)) {
         live_set *from = &rs->ts[(index + rs->nthreads - 1) % rs->nthreads].live;
+        t->calls += from->count;
         while (from->count > 0) {
             live_block b = live_take(from, ORDER_FIFO, 0);
             rs->a->free(b.p);
-            count_op(rs, t, index, CALLS_SINGLE);
+            count_op(rs, t, index);
         }
     }
     pthread_barrier_wait(&rs->barrier);
