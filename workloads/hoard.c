@@ -126,6 +126,7 @@ static int run_threadtest(wl_ctx *ctx)
     double calls = (double)CALLS_PER_OBJECT * (double)run.per_thread * (double)run.iterations *
                    (double)ctx->threads;
     wl_metric(ctx, "ns_per_op", (double)elapsed / calls, "ns", "lower");
+    wl_operations(ctx, CALLS_PER_OBJECT * run.per_thread * run.iterations * ctx->threads);
     rc = 0;
 out:
     hoard_release(ctx, &run, (size_t)run.per_thread);
@@ -193,6 +194,8 @@ static int run_cache(wl_ctx *ctx, int scratch)
     double writes = (double)run.per_thread * (double)run.repetitions * (double)run.size *
                     (double)ctx->threads;
     wl_metric(ctx, "ns_per_write", (double)elapsed / writes, "ns", "lower");
+    /* each thread's objects, and in cache-scratch the one handed to it */
+    wl_operations(ctx, CALLS_PER_OBJECT * (run.per_thread + scratch) * ctx->threads);
     rc = 0;
 out:
     hoard_release(ctx, &run, 0);

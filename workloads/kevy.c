@@ -54,6 +54,7 @@ static int run_pair(wl_ctx *ctx)
     }
     uint64_t elapsed = wl_now_ns() - start;
     wl_metric(ctx, "ns_per_pair", (double)elapsed / (double)pairs, "ns", "lower");
+    wl_operations(ctx, 2 * pairs);
     return 0;
 }
 
@@ -133,6 +134,9 @@ out:
     for (size_t i = 0; i < count; i++)
         if (blocks[i] != NULL)
             kevy_release(&f, blocks[i], size);
+    /* the fill, the churn, and a free per block at the end */
+    if (rc == 0)
+        wl_operations(ctx, 2 * (long long)count + ops);
     wl_scratch_put(blocks, count * sizeof *blocks);
     return rc;
 }

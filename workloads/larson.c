@@ -174,6 +174,9 @@ static int run_larson(wl_ctx *ctx)
     wl_phase(ctx, "freed", 0, 0);
     wl_report_frees(ctx, &run.threads[0].freed, sizeof run.threads[0], nthreads, caller);
     wl_metric(ctx, "ns_per_op", (double)elapsed / ((double)done * CALLS_PER_STEP), "ns", "lower");
+    /* every step frees a full slot, and every block, filled or stepped in,
+     * is freed by the end: a malloc and a free per block */
+    wl_operations(ctx, CALLS_PER_STEP * ((long long)nthreads * blocks + done));
     rc = 0;
 out:
     {

@@ -88,6 +88,7 @@ static int run_fixed(wl_ctx *ctx)
     double done = (double)OPS_PER_PAIR * (double)run.pairs_per_thread *
                   (double)run.rounds * (double)nthreads;
     wl_metric(ctx, "mops_per_s", wl_millions_per_s(done, elapsed), "Mops/s", "higher");
+    wl_operations(ctx, OPS_PER_PAIR * run.pairs_per_thread * run.rounds * nthreads);
     rc = 0;
 out:
     for (int t = 0; t < nthreads; t++)

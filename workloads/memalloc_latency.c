@@ -113,6 +113,7 @@ static int run_latency(wl_ctx *ctx)
     wl_metric(ctx, "p99_ns", percentile(ns, samples, P99), "ns", "lower");
     wl_metric(ctx, "p999_ns", percentile(ns, samples, P999), "ns", "lower");
     wl_metric(ctx, "clock_overhead_ns", clock_ns, "ns", "lower");
+    wl_operations(ctx, 2 * (long long)samples);
     rc = 0;
 out:
     wl_scratch_put(blocks, batch * sizeof *blocks);

@@ -79,8 +79,11 @@ out:
     if (blocks != NULL)
         for (size_t s = 0; s < slots; s++)
             a->free(blocks[s]);
-    if (rc == 0)
+    if (rc == 0) {
         wl_phase(ctx, "freed", (long long)slots, 0);
+        /* one call per operation, then a free per slot, empty ones too */
+        wl_operations(ctx, ops + (long long)slots);
+    }
     wl_scratch_put(sizes, ring * sizeof *sizes);
     wl_scratch_put(pick, ring * sizeof *pick);
     wl_scratch_put(block_size, slots * sizeof *block_size);

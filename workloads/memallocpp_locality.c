@@ -56,6 +56,8 @@ static int run_locality(wl_ctx *ctx)
 out:
     for (size_t i = 0; i < count; i++)
         a->free(nodes[i]);
+    if (rc == 0)
+        wl_operations(ctx, 2 * (long long)count);
     wl_scratch_put(nodes, count * sizeof *nodes);
     return rc;
 }

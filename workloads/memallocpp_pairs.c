@@ -75,6 +75,7 @@ static int run_pairs(wl_ctx *ctx, int nthreads, int fresh)
                                  nthreads) != 0)
         goto out;
     wl_metric(ctx, "ns_per_op", (double)elapsed / (double)total, "ns", "lower");
+    wl_operations(ctx, 2 * total);
     rc = 0;
 out:
     for (int t = 0; t < nthreads; t++)

@@ -210,6 +210,7 @@ static int run_mstress(wl_ctx *ctx)
     double calls = (double)(run.allocs + run.retain) * (double)nthreads * (double)generations;
     /* each block allocated is freed once: calls = allocations + frees */
     wl_metric(ctx, "ns_per_op", (double)elapsed / (2.0 * calls), "ns", "lower");
+    wl_operations(ctx, 2 * (run.allocs + run.retain) * nthreads * generations);
     rc = 0;
 out:
     if (run.transfer != NULL)

@@ -167,6 +167,7 @@ static int run_rptest(wl_ctx *ctx)
     for (int t = 0; t < nthreads; t++)
         calls += run.threads[t].allocs + run.threads[t].freed.frees;
     wl_metric(ctx, "ns_per_op", (double)elapsed / (double)calls, "ns", "lower");
+    wl_operations(ctx, calls);
     rc = 0;
 out:
     for (int t = 0; t < nthreads; t++) {

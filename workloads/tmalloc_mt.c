@@ -80,6 +80,7 @@ static int run_mt(wl_ctx *ctx)
         goto out;
     double pairs = (double)nthreads * (double)count * (double)rounds;
     wl_metric(ctx, "mpairs_per_s", wl_millions_per_s(pairs, elapsed), "Mpairs/s", "higher");
+    wl_operations(ctx, 2 * nthreads * count * rounds);
     rc = 0;
 out:
     for (int t = 0; t < nthreads; t++) {

@@ -43,6 +43,8 @@ static int run_st_medium(wl_ctx *ctx)
     rc = 0;
 out:
     wl_steady_release(ctx, &st);
+    if (rc == 0)
+        wl_operations(ctx, wl_steady_operations(live, pairs));
     return rc;
 }
 
@@ -95,6 +97,7 @@ static int run_st_huge(wl_ctx *ctx)
     }
     uint64_t elapsed = wl_now_ns() - start;
     wl_metric(ctx, "ns_per_pair", (double)elapsed / (double)pairs, "ns", "lower");
+    wl_operations(ctx, 2 * pairs);
     rc = 0;
 out:
     wl_scratch_put(sizes, WL_SIZE_POOL_LEN * sizeof *sizes);

@@ -74,8 +74,10 @@ static int run_st_mixed(wl_ctx *ctx)
     rc = 0;
 out:
     wl_steady_release(ctx, &st);
-    if (rc == 0)
+    if (rc == 0) {
         wl_phase(ctx, "freed", live, 0);
+        wl_operations(ctx, wl_steady_operations((size_t)live, pairs));
+    }
     return rc;
 }
 

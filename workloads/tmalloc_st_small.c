@@ -50,6 +50,7 @@ static int run_st_64(wl_ctx *ctx)
     }
     uint64_t elapsed = wl_now_ns() - start;
     wl_metric(ctx, "ns_per_pair", (double)elapsed / (double)pairs, "ns", "lower");
+    wl_operations(ctx, 2 * pairs);
     return 0;
 }
 
@@ -124,6 +125,7 @@ static int run_batches(wl_ctx *ctx, free_order how)
     uint64_t elapsed = wl_now_ns() - start;
     wl_metric(ctx, "ns_per_pair", (double)elapsed / ((double)n * (double)s.rounds),
               "ns", "lower");
+    wl_operations(ctx, 2 * s.count * s.rounds);
     rc = 0;
 out:
     wl_scratch_put(order, n * sizeof *order);

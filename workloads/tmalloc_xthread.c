@@ -145,6 +145,8 @@ static int run_xthread(wl_ctx *ctx)
         goto out;
     double done = (double)q->batches * (double)q->batch;
     wl_metric(ctx, "mpairs_per_s", wl_millions_per_s(done, elapsed), "Mpairs/s", "higher");
+    /* every block the producer allocates, the consumer frees */
+    wl_operations(ctx, 2 * (long long)(q->batches * q->batch));
     rc = 0;
 out:
     if (q->slots != NULL)

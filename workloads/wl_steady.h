@@ -45,6 +45,13 @@ int wl_steady_churn(wl_ctx *ctx, wl_steady *st, long long pairs);
 /* Bytes requested by the blocks now live. */
 size_t wl_steady_live_bytes(const wl_steady *st);
 
+/* Allocator calls of a successful run: the fill, a free and an allocation
+ * per pair, and the release. */
+static inline long long wl_steady_operations(size_t live, long long pairs)
+{
+    return 2 * (long long)live + 2 * pairs;
+}
+
 /* Frees every live block (through the table) and unmaps the arrays. */
 void wl_steady_release(wl_ctx *ctx, wl_steady *st);
 

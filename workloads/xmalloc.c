@@ -151,6 +151,7 @@ static int run_xmalloc(wl_ctx *ctx)
                     (wl_free_count){0, 0});
     double calls = (double)CALLS_PER_BLOCK * (double)run.blocks * (double)run.producers;
     wl_metric(ctx, "ns_per_op", (double)elapsed / calls, "ns", "lower");
+    wl_operations(ctx, CALLS_PER_BLOCK * run.blocks * run.producers);
     rc = 0;
 out:
     if (run.boxes != NULL)

@@ -150,6 +150,16 @@ static void write_frees(json_writer *j, const runner_books *b)
     json_object_end(j);
 }
 
+/* Allocator calls the workload's run() made (wl_operations): null when the
+ * workload does not count them. */
+static void write_operations(json_writer *j, const runner_books *b)
+{
+    if (b->operations_counted)
+        json_kv_int(j, "operations", b->operations);
+    else
+        json_kv_null(j, "operations");
+}
+
 /* Faults and CPU times cover the workload's run() only, like wall_ns, so
  * start-up and library loading are charged to no allocator. */
 static void write_process(json_writer *j, const runner *r)
@@ -181,6 +191,7 @@ void report_print(runner *r)
     write_phases(&j, r);
     write_samples(&j, r->books);
     write_frees(&j, r->books);
+    write_operations(&j, r->books);
     write_process(&j, r);
     env_info_write(&j);
     json_object_end(&j);

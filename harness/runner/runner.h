@@ -68,6 +68,8 @@ typedef struct runner_books {
     int frees_counted;      /* wl_frees() was called */
     long long frees_total;
     long long frees_cross_thread;
+    int operations_counted; /* wl_operations() was called */
+    long long operations;
 } runner_books;
 
 typedef struct runner {

@@ -153,6 +153,19 @@ void wl_frees(wl_ctx *ctx, long long total, long long cross_thread)
     pthread_mutex_unlock(&r->lock);
 }
 
+void wl_operations(wl_ctx *ctx, long long count)
+{
+    runner *r = runner_of(ctx);
+    if (count < 0) {
+        runner_fail(r, "wl_operations: %lld allocator calls is not a count", count);
+        return;
+    }
+    pthread_mutex_lock(&r->lock);
+    r->books->operations_counted = 1;
+    r->books->operations = count;
+    pthread_mutex_unlock(&r->lock);
+}
+
 void wl_fail(wl_ctx *ctx, const char *fmt, ...)
 {
     char line[RUNNER_ERROR_MAX];

@@ -35,6 +35,9 @@ typedef struct thread_state {
     _Alignas(CACHE_LINE) live_set live;
     wl_rng rng;
     long long run_ops;          /* operations so far, all phases */
+    /* allocator calls so far (a pair or a churn step is two): added once per
+     * operation line after its loop, so the loops pay nothing for it */
+    long long calls;
     long long phase_ops;        /* operations in the current phase */
     long long sample_every;     /* 0: not sampling */
     long long until_sample;     /* NOT_SAMPLING when not sampling */
@@ -101,6 +104,9 @@ static void sample_tick(run_state *rs, thread_state *t, int index)
     wl_sample(rs->ctx, ops, bytes);
 }
 
+/* Allocator calls of a pair or a churn step: a free and an allocation. */
+enum { CALLS_PER_PAIR = 2 };
+
 /* Counts one operation; samples every `sample_every` of them. */
 static inline void count_op(run_state *rs, thread_state *t, int index)
 {
@@ -142,6 +148,7 @@ static void op_alloc(run_state *rs, thread_state *t, int index, const sc_op *op,
         live_push(&t->live, p, size);
         count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 /* Frees n blocks taking every other one, oldest first, and closes the gaps
@@ -166,6 +173,7 @@ static void op_free_alternate(run_state *rs, thread_state *t, int index, long lo
         }
         ls->count = kept;
     }
+    t->calls += n;
 }
 
 static void op_free(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -179,6 +187,7 @@ static void op_free(run_state *rs, thread_state *t, int index, const sc_op *op, 
         rs->a->free(b.p);
         count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 static void op_realloc(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -200,6 +209,7 @@ static void op_realloc(run_state *rs, thread_state *t, int index, const sc_op *o
         b->size = size;
         count_op(rs, t, index);
     }
+    t->calls += n;
 }
 
 static void op_pairs(run_state *rs, thread_state *t, int index, const sc_op *op, long long n)
@@ -212,6 +222,7 @@ static void op_pairs(run_state *rs, thread_state *t, int index, const sc_op *op,
         rs->a->free(p);
         count_op(rs, t, index);
     }
+    t->calls += CALLS_PER_PAIR * n;
 }
 
 static void call_trim(run_state *rs, thread_state *t, const sc_op *op)
@@ -245,6 +256,7 @@ static void op_churn(run_state *rs, thread_state *t, int index, const sc_op *op,
         if (trim_every && (i + 1) % trim_every == 0)
             call_trim(rs, t, op);
     }
+    t->calls += CALLS_PER_PAIR * n;
 }
 
 /* Thread i frees the blocks of thread i-1 (the last thread's go to thread
@@ -255,6 +267,7 @@ static void op_handoff(run_state *rs, thread_state *t, int index)
     pthread_barrier_wait(&rs->barrier);
     if (!atomic_load(&rs->failed)) {
         live_set *from = &rs->ts[(index + rs->nthreads - 1) % rs->nthreads].live;
+        t->calls += from->count;
         while (from->count > 0) {
             live_block b = live_take(from, ORDER_FIFO, 0);
             rs->a->free(b.p);
@@ -367,18 +380,24 @@ static int map_threads(run_state *rs, long long max_live)
     return 0;
 }
 
-/* Frees whatever is still live (not timed, after the last phase). */
-static void unmap_threads(run_state *rs)
+/* Frees whatever is still live (not timed, after the last phase); returns
+ * the allocator calls of the whole run: the threads' and these frees. */
+static long long unmap_threads(run_state *rs)
 {
     if (!rs->ts)
-        return;
+        return 0;
+    long long calls = 0;
     for (int i = 0; i < rs->nthreads; i++) {
         live_set *ls = &rs->ts[i].live;
-        while (ls->ring && ls->count > 0)
+        calls += rs->ts[i].calls;
+        while (ls->ring && ls->count > 0) {
             rs->a->free(live_take(ls, ORDER_LIFO, 0).p);
+            calls++;
+        }
         live_unmap(ls);
     }
     munmap(rs->ts, rs->ts_bytes);
+    return calls;
 }
 
 static void report(run_state *rs)
@@ -400,7 +419,7 @@ static void report(run_state *rs)
 int sc_run_heap(wl_ctx *ctx)
 {
     sc_script *s = ctx->w->data;
-    long long pv[WL_MAX_PARAMS], max_live;
+    long long pv[WL_MAX_PARAMS], max_live, calls;
     char err[SC_ERR_MAX];
     for (int i = 0; i < s->nparams; i++)
         pv[i] = wl_param(ctx, s->param_name[i]);
@@ -433,6 +452,9 @@ int sc_run_heap(wl_ctx *ctx)
     report(&rs);
     rc = 0;
 out:
-    unmap_threads(&rs);
+    /* the frees of what is still live are calls of this run too */
+    calls = unmap_threads(&rs);
+    if (rc == 0)
+        wl_operations(ctx, calls);
     return rc;
 }

@@ -81,6 +81,28 @@ static inline const char *trace_op_name(unsigned op)
     }
 }
 
+/* The allocator calls the replay makes for e (trace_replay.c,
+ * replay_event): an allocation the program saw succeed (it has an id); a
+ * realloc that succeeded, or that freed its block (size 0, no id); a free
+ * of a block the recording saw allocated. A usable_size query is not an
+ * allocator operation, and an event the replay skips makes no call. */
+static inline int trace_ev_calls(const trace_ev *e)
+{
+    switch (trace_ev_op(e)) {
+    case TRACE_MALLOC:
+    case TRACE_CALLOC:
+    case TRACE_ALIGNED:
+        return e->id != 0;
+    case TRACE_REALLOC:
+        return e->id != 0 || (e->old != 0 && trace_ev_size(e) == 0);
+    case TRACE_FREE:
+    case TRACE_FREE_SIZED:
+        return e->old != 0;
+    default:
+        return 0;
+    }
+}
+
 /* One run of the schedule: `length` events of stream `thread`. */
 typedef struct trace_run {
     uint32_t thread;
@@ -104,6 +126,7 @@ typedef struct trace {
     uint64_t skipped;       /* frees of blocks the recording never saw allocated */
     uint64_t cross_thread;  /* frees (and reallocs) of another thread's block */
     uint64_t peak_live;     /* most bytes requested and live at once, in recorded order */
+    uint64_t calls;         /* allocator calls a replay makes (trace_ev_calls) */
     trace_ev **stream;      /* stream[t][0 .. stream_len[t]) */
     uint64_t *stream_len;
     trace_run *schedule;

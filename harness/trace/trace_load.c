@@ -140,6 +140,7 @@ static int walk_schedule(trace *t, const char *path, char *err, size_t errlen)
             trace_ev *e = &t->stream[th][pos[th]++];
             unsigned op = trace_ev_op(e);
             t->counts[op]++;
+            t->calls += (uint64_t)trace_ev_calls(e);
             int named = trace_op_names_block(op);
             if (named && e->old) {
                 if (state[e->old] != 1) {

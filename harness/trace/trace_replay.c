@@ -450,6 +450,7 @@ int trace_workload_replay(wl_ctx *ctx, trace *t, int nphases, const uint64_t *en
               "ratio", "lower");
     wl_frees(ctx, (long long)(t->counts[TRACE_FREE] + t->counts[TRACE_FREE_SIZED] - t->skipped),
              (long long)t->cross_thread);
+    wl_operations(ctx, (long long)t->calls);
     munmap(r.th, r.books_bytes);
     return 0;
 }

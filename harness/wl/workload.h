@@ -98,6 +98,18 @@ uint64_t wl_untimed_ns(wl_ctx *ctx);
  * a workload that does not count. */
 void wl_frees(wl_ctx *ctx, long long total, long long cross_thread);
 
+/* Records how many allocator calls the workload's run() made: every call
+ * through ctx->a that allocates, resizes or frees a block (malloc, calloc,
+ * realloc, aligned_alloc, free, free_sized), free(NULL) included, from the
+ * first to the last call of run() -- setup and clean-up as well as the
+ * timed loop, since instruction counts cover the whole of run(). Queries
+ * and hooks (usable_size, stats, trim, thread_flush) are not operations.
+ * A workload knows the count by construction (or from counters it keeps
+ * anyway) and calls this once, after its threads have been joined, so
+ * nothing is counted inside a timed loop. The document's "operations" is
+ * that count, or null for a workload that does not report it. */
+void wl_operations(wl_ctx *ctx, long long count);
+
 /* Reports why the workload failed; the runner prints it and exits non-zero. */
 void wl_fail(wl_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

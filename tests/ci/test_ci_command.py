@@ -89,6 +89,29 @@ def test_the_same_code_against_its_own_baseline_is_unchanged_exit_0(ci, runner, 
     assert doc["verdict"] == "ok"
 
 
+def test_instruction_counts_are_shown_per_operation_too(ci, runner, tmp_path):
+    # tmalloc-st-huge at quick sizes: 12,000 pairs, a malloc and a free each
+    operations = 2 * 12_000
+    _record_baseline(ci, runner, tmp_path)
+    status, _, err = ci("--out", str(tmp_path), "--runner", str(runner), *TINY)
+    assert status == 0, err
+    md, doc = _summary(tmp_path)
+    folder = pathlib.Path(doc["run"])
+    assert all(d["operations"] == operations for d in _docs(folder))
+    for part in ("against_baseline", "allocators"):
+        for cell in doc[part]["cells"]:
+            for side in (cell["base"], cell["new"]):
+                assert side["operations"] == operations
+                assert side["per_operation"] == side["median"] / operations
+    # compare's rows: BASE and NEW each with their figure per operation
+    rows = [line for line in md.splitlines() if line.startswith("| tmalloc-st-huge |")]
+    assert rows and all(line.count("/op)") == 2 for line in rows)
+    # the run's own tables: the total, then per operation
+    tables = (folder / "tables.md").read_text()
+    row = next(line for line in tables.splitlines() if line.startswith("| tmalloc-st-huge"))
+    assert row.count("/op)") == 2
+
+
 def test_a_baseline_with_fewer_instructions_makes_the_run_slower_exit_1(ci, runner, tmp_path):
     baseline = _record_baseline(ci, runner, tmp_path / "first")
     doctored = tmp_path / "doctored"

@@ -23,6 +23,7 @@ LIST_SCHEMA = "heaplab.list/1"
 RUN_TOP = {"schema": (str,), "status": (str,), "error": (str, type(None)),
            "workload": (dict,), "allocator": (dict,), "primary": (str,),
            "metrics": (dict,), "phases": (list,), "samples": (list,),
+           "frees": (dict, type(None)), "operations": (int, type(None)),
            "process": (dict,), "env": (dict,)}
 WORKLOAD_KEYS = {"name": (str,), "group": (str,), "kind": (str,),
                  "source": (str, type(None)), "describe": (str,), "params": (dict,),
@@ -158,6 +159,9 @@ def cmd_document(a: argparse.Namespace) -> None:
         expect(wanted in names, f"no phase named {wanted!r} in {names}")
     if a.expect_threads is not None:
         expect(doc["workload"]["threads"] == a.expect_threads, f"threads {doc['workload']['threads']}")
+    if a.expect_operations is not None:
+        expect(doc["operations"] == a.expect_operations,
+               f"operations {doc['operations']}, not {a.expect_operations}")
     print(f"ok: {alloc['name']} {alloc['version']} ({alloc['library']}), "
           f"{doc['primary']} = {doc['metrics'][doc['primary']]['value']}")
 
@@ -281,6 +285,7 @@ def main() -> int:
     p.add_argument("--expect-null-metric")
     p.add_argument("--expect-phase-name")
     p.add_argument("--expect-threads", type=int)
+    p.add_argument("--expect-operations", type=int)
     p.add_argument("--expect-name")
     p.add_argument("--expect-path")
     p.set_defaults(fn=cmd_document)

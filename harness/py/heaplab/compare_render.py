@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from . import advice, detectable, fmt, stability
+from . import advice, detectable, fmt, perop, stability
 from .comparison import (BASE_FAILED, BOTH_FAILED, FASTER, NEW_FAILED, NOT_SIGNIFICANT, ONLY_BASE,
                          ONLY_NEW, SLOWER, UNCHANGED, CellComparison, Comparison, SideSummary)
 from .mannwhitney import RECOMMENDED_REPETITIONS
@@ -37,9 +37,14 @@ def format_p(p: float | None) -> str:
 
 
 def _side(summary: SideSummary | None) -> str:
+    """`66,312,345 [66,312,345–66,401,002] (72.10/op)`: the median, its
+    min–max and, for an instruction count, instructions per operation."""
     if summary is None or summary.n == 0:
         return "–"
-    return f"{format_value(summary.median)} [{format_value(summary.min)}–{format_value(summary.max)}]"
+    text = f"{format_value(summary.median)} [{format_value(summary.min)}–{format_value(summary.max)}]"
+    if summary.per_operation is not None:
+        text += f" ({perop.text(summary.per_operation, format_value)})"
+    return text
 
 
 def _verdict_text(comparison: Comparison, verdict: str) -> str:
@@ -143,6 +148,10 @@ def to_markdown(comparison: Comparison) -> str:
                      "no significance test: the counts are exact, a change beyond the threshold "
                      "counts" if exact_only(c) else
                      f"significance: {_tests_text(c)}, p < {c.alpha:g}"))
+    if any(side is not None and side.per_operation is not None
+           for cell in c.cells for side in (cell.base, cell.new)):
+        lines.append(f"- {perop.SUFFIX}: instructions per operation, the count over the "
+                     f"allocator calls the workload made (its documents' `operations`)")
     if not exact_only(c):
         lines.append(f"- detectable: the smallest change the test flags in "
                      f"{detectable.POWER:.0%} of {detectable.TRIALS} resamplings of the cell's own "

@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from . import advice, detectable, fmt, paired as paired_mod, stability, stats
+from . import advice, detectable, fmt, paired as paired_mod, perop, stability, stats
 from .catalog import format_params
 from .mannwhitney import RECOMMENDED_REPETITIONS, mann_whitney_u
 from .runfolder import (MACHINE_INDEPENDENT_METRICS, OK as OK_STATUS, CellKey, MachineId, RunFolder,
@@ -74,12 +74,16 @@ class Samples:
     # the workload parameters the cell ran with (the first document that
     # names them): sizes differ between --quick, --full and --param runs
     params: dict[str, Any] | None = None
+    # the allocator calls of each repetition with a value that counts them
+    operations: list[float] = field(default_factory=list)
 
 
 @dataclass
 class SideSummary:
     """Median and spread of one side's samples (max_over_min and cv as
-    stability.variation gives them)."""
+    stability.variation gives them); `operations`, the median count of
+    allocator calls where the documents have one, and `per_operation`, the
+    median over it for an instruction count (heaplab.perop)."""
 
     n: int
     median: float
@@ -89,11 +93,14 @@ class SideSummary:
     no_value: int
     max_over_min: float | None = None
     cv: float | None = None
+    operations: float | None = None
+    per_operation: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "median": self.median, "min": self.min, "max": self.max,
                 "max_over_min": self.max_over_min, "cv": self.cv,
-                "failed": self.failed, "no_value": self.no_value}
+                "failed": self.failed, "no_value": self.no_value,
+                "operations": self.operations, "per_operation": self.per_operation}
 
 
 @dataclass
@@ -262,6 +269,9 @@ def collect_samples(run: RunFolder, metric: str | None = None) -> dict[CellKey, 
         samples.unit = entry.get("unit", samples.unit)
         samples.values.append(float(value))
         samples.reps.append(doc.get("rep"))
+        operations = perop.operations_of(doc)
+        if operations is not None:
+            samples.operations.append(float(operations))
     return cells
 
 
@@ -277,13 +287,20 @@ def _require_metric(runs: list[RunFolder], cells: list[dict[CellKey, Samples]],
 
 
 def summarize(samples: Samples) -> SideSummary:
-    """Median and min-max of one side (NaN-free; n = 0 gives zeros)."""
+    """Median and min-max of one side (NaN-free; n = 0 gives zeros), with
+    instructions per operation for an instruction count whose documents
+    count the allocator calls."""
     found = stats.spread(samples.values)
     if found is None:
         return SideSummary(0, 0.0, 0.0, 0.0, samples.failed, samples.no_value)
     spread = stability.variation(samples.values)
+    counted = stats.spread(samples.operations)
+    operations = counted.median if counted else None
+    per_operation = (perop.per_operation(found.median, operations)
+                     if perop.applies(samples.metric) else None)
     return SideSummary(found.n, found.median, found.min, found.max,
-                       samples.failed, samples.no_value, spread.max_over_min, spread.cv)
+                       samples.failed, samples.no_value, spread.max_over_min, spread.cv,
+                       operations, per_operation)
 
 
 def drift_warning(samples: Samples, threshold: float, who: str) -> str | None:

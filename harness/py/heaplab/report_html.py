@@ -17,7 +17,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from . import fmt, report_data, report_svg, tables
+from . import fmt, perop, report_data, report_svg, tables
 from .compare_render import format_p
 from .reproduced import with_version
 from .report_data import Folder
@@ -149,8 +149,14 @@ def _side_text(side: dict[str, Any] | None) -> tuple[str, float | None]:
     if not side or side.get("median") is None:
         return ("failed" if side and side.get("failed") else "–"), None
     text = fmt.number(side["median"])
+    inside = []
     if (side.get("n") or 0) > 1:
-        text += f" ({fmt.number(side['min'])}–{fmt.number(side['max'])})"
+        inside.append(f"{fmt.number(side['min'])}–{fmt.number(side['max'])}")
+    # instructions per operation (compare documents written before it: none)
+    if side.get("per_operation") is not None:
+        inside.append(perop.text(side["per_operation"]))
+    if inside:
+        text += f" ({', '.join(inside)})"
     return text, side["median"]
 
 
@@ -234,6 +240,8 @@ def _figure_td(cell: dict[str, Any], baseline: str, title: str, divisor: float =
     below = []
     if cell["n"] > 1:
         below.append(f"{fmt.number(cell['min'] / divisor)}–{fmt.number(cell['max'] / divisor)}")
+    if cell.get("per_operation") is not None:
+        below.append(perop.text(cell["per_operation"]))
     failures = cell.get("failures") or []
     if failures:
         labels = ", ".join(sorted({f["label"] for f in failures}))

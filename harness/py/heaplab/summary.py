@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from . import stats
+from . import perop, stats
 from .matrix import Cell
 from .runfolder import CellKey, Failure, key_of
 
@@ -59,18 +59,22 @@ class _Acc:
 
 
 # Figures of a document kept per cell besides its metrics: name -> the path
-# to it in the document. `frees` exists only for workloads that count them.
+# to it in the document. `frees` exists only for workloads that count them;
+# `operations` (allocator calls) for built-in, script and trace workloads
+# of runners that report it.
 DOC_FIGURES = {
     "peak_rss_bytes": ("process", "peak_rss_bytes"),
     "rss_start_bytes": ("process", "rss_start_bytes"),
     "frees": ("frees", "total"),
     "cross_thread_frees": ("frees", "cross_thread"),
+    "operations": (perop.OPERATIONS_KEY,),
 }
 
 
-def _figure(doc: dict[str, Any], path: tuple[str, str]) -> float | None:
-    section = doc.get(path[0])
-    value = section.get(path[1]) if isinstance(section, dict) else None
+def _figure(doc: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    value: Any = doc
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
@@ -214,6 +218,10 @@ def summarize(docs: Sequence[dict[str, Any]], plan: dict[str, Any]) -> dict[str,
                 "figures": {name: _spread_json(vals) for name, vals in acc.figures.items()},
                 "served_by": sorted(acc.served_by),
             }
+            # instructions per allocator call beside the total (perop)
+            operations = cell["figures"].get("operations", {}).get("median")
+            cell["per_operation"] = (perop.per_operation(cell["median"], operations)
+                                     if perop.applies(metric) else None)
             if primary["n"]:
                 cell["status"] = STATUS_OK
             elif acc.failures:

@@ -5,7 +5,9 @@ per allocator. A cell shows the median with its min–max and the ratio of
 medians to `system`; a cell that did not produce numbers says why
 ("crashed (SIGSEGV)", "timeout", "error: …", "not installed (apt install …)").
 A row with more threads than the machine has cores says so beside its
-thread count. A group whose workloads count their cross-thread frees (the
+thread count. An instruction count is followed by instructions per
+operation (`66.3M (72.1/op)`: heaplab.perop) where the documents count
+the workload's allocator calls. A group whose workloads count their cross-thread frees (the
 classic multi-threaded benchmarks) gets a second table: peak RSS per
 allocator, and how many blocks were freed on another thread than the one
 that allocated them.
@@ -16,7 +18,7 @@ import csv
 import io
 from typing import Any
 
-from . import fmt, programs, run_notes
+from . import fmt, perop, programs, run_notes
 from .catalog import format_params
 from .summary import BASELINE, STATUS_NOT_INSTALLED, STATUS_OK
 
@@ -31,14 +33,21 @@ _md_escape = fmt.md
 
 def cell_text(cell: dict[str, Any], baseline: str = BASELINE, reps: int | None = None,
               divisor: float = 1.0) -> str:
-    """What one table cell says (Markdown and plain text): `n=4` when it has
-    fewer repetitions than `reps` (an interrupted run); figures divided by
-    `divisor` (nanoseconds shown as seconds)."""
+    """What one table cell says (Markdown and plain text): the median, in
+    brackets its min–max and, for an instruction count, instructions per
+    operation; `n=4` when it has fewer repetitions than `reps` (an
+    interrupted run); figures divided by `divisor` (nanoseconds shown as
+    seconds)."""
     status = cell["status"]
     if status == STATUS_OK:
         text = fmt_number(cell["median"] / divisor)
+        inside = []
         if cell["n"] > 1:
-            text += f" ({fmt_number(cell['min'] / divisor)}–{fmt_number(cell['max'] / divisor)})"
+            inside.append(f"{fmt_number(cell['min'] / divisor)}–{fmt_number(cell['max'] / divisor)}")
+        if cell.get("per_operation") is not None:
+            inside.append(perop.text(cell["per_operation"]))
+        if inside:
+            text += f" ({', '.join(inside)})"
         if isinstance(reps, int) and cell["n"] < reps:
             text += f" n={cell['n']}"
         if cell.get("ratio_to_system") is not None and cell["allocator"] != baseline:
@@ -207,6 +216,10 @@ def _head(summary: dict[str, Any], group: str) -> list[str]:
     head = f"Each cell: median of {runs}, then ×ratio of that median to {summary['baseline']}'s."
     if _uneven(summary):
         head += f" A cell with fewer than {reps} runs (the run was interrupted) says its n."
+    if any(c.get("per_operation") is not None for c in summary["cells"]
+           if c.get("group", "") == group):
+        head += (f" Instruction counts are followed by instructions per operation"
+                 f" ({perop.SUFFIX}: the count over the allocator calls the workload made).")
     lines = [head]
     sizes, ran = sizes_text(summary), _sizes_ran(summary, group)
     if sizes or ran:
@@ -248,9 +261,10 @@ def markdown(summary: dict[str, Any]) -> str:
 
 CSV_ROW_FIELDS = ("group", "workload", "threads", "metric", "unit", "better", "touch", "params")
 CSV_CELL_FIELDS = ("median", "min", "max", "n", "ratio_to_system", "status",
-                   "peak_rss_bytes", "frees", "cross_thread_frees")
+                   "peak_rss_bytes", "frees", "cross_thread_frees", "operations",
+                   "per_operation")
 # CSV cell fields that are medians of a document figure, not of the metric
-CSV_FIGURE_FIELDS = ("peak_rss_bytes", "frees", "cross_thread_frees")
+CSV_FIGURE_FIELDS = ("peak_rss_bytes", "frees", "cross_thread_frees", "operations")
 
 
 def _csv_value(value: Any) -> str:
@@ -274,9 +288,11 @@ def csv_text(summary: dict[str, Any]) -> str:
     each block (`touch`, empty where the workload does not say) and the
     parameters set for it (`params`, empty for the workload's own), rows of a group together, and
     per allocator the columns <alloc>_median, _min, _max, _n, _ratio_to_system,
-    _status (status is "ok" or what the Markdown cell says), and the medians of
+    _status (status is "ok" or what the Markdown cell says), the medians of
     _peak_rss_bytes, _frees and _cross_thread_frees (empty where a workload
-    does not count its frees)."""
+    does not count its frees) and of _operations (the allocator calls;
+    empty for programs), and _per_operation: an instruction count's median
+    over the operations (empty for other metrics)."""
     allocs = [a["name"] for a in summary["allocators"]]
     index = _index(summary)
     buf = io.StringIO()
@@ -297,5 +313,6 @@ def csv_text(summary: dict[str, Any]) -> str:
                 line += [_csv_value(c["median"]), _csv_value(c["min"]), _csv_value(c["max"]),
                          str(c["n"]), _csv_value(c["ratio_to_system"]), _csv_status(c)]
                 line += [_csv_value(_figure_median(c, f)) for f in CSV_FIGURE_FIELDS]
+                line.append(_csv_value(c.get("per_operation") if c["status"] == STATUS_OK else None))
             writer.writerow(line)
     return buf.getvalue()

@@ -1,0 +1,41 @@
+"""A replay's "operations": the allocator calls it makes, which are the
+recorded calls less usable_size queries and the frees of blocks the
+recording never saw allocated -- and exactly what a counting allocator
+(tests/operations/countalloc.c) receives."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import HERE, header, replay
+
+COUNTED_LINE = re.compile(r"^countalloc: (\d+) calls$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def counting_alloc(tmp_path_factory) -> str:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("countalloc") / "libcountalloc.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out),
+                    str(HERE.parent / "operations" / "countalloc.c")], check=True, timeout=120)
+    return f"counting=so:{out}:cnt_"
+
+
+@pytest.mark.parametrize("which", ["handoff", "python"])
+def test_replay_operations_are_the_calls_it_makes(which, request, build_dir, counting_alloc):
+    trace = {"handoff": lambda: request.getfixturevalue("handoff")[0],
+             "python": lambda: request.getfixturevalue("python_trace")}[which]()
+    counts = header(trace)["counts"]
+    proc = replay(build_dir, trace, counting_alloc, "--param", "samples=2")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    calls = [int(n) for n in COUNTED_LINE.findall(proc.stderr)]
+    assert calls == [doc["operations"]]
+    # every recorded call but the queries and the skipped frees
+    assert doc["operations"] == counts["ops"] - counts["usable_size"] - counts["skipped_frees"]
