@@ -49,22 +49,32 @@ static void young_purge_noted(uint64_t now)
 /* Small segments left completely empty are unmapped beyond this many. */
 #define SPARE_EMPTY_SEGMENTS 1
 
-/* Purges small spans free for `small_age` ms or longer and medium blocks
- * free for `medium_age` or longer (0: any), oldest first within each. */
-static size_t purge_older_than(uint64_t now, uint64_t small_age, uint64_t medium_age, bool try, size_t *excess)
+/* Purges small spans free for `small_age` ms or longer until *small_excess
+ * bytes went back, then medium blocks free for `medium_age` or longer until
+ * *medium_excess did (0 ages: any; NULL excesses: no limit), oldest first
+ * within each. */
+static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_excess, uint64_t medium_age,
+                               size_t *medium_excess, bool try)
 {
     size_t released = 0;
-    for (unsigned h = 0; h < SMALL_HEAPS; h++)
+    for (unsigned h = 0; h < SMALL_HEAPS && (!small_excess || *small_excess); h++)
         for (unsigned w = 0; w < 2; w++) {
             uint64_t bits = atomic_load_explicit(&core_dirty_classes[h].bits[w], memory_order_relaxed);
             while (bits) {
                 unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                released += central_purge(h, cls, now, small_age, try, excess);
+                released += central_purge(h, cls, now, small_age, try, small_excess);
             }
         }
-    released += medium_purge(now, medium_age, try, excess);
+    if (!medium_excess || *medium_excess)
+        released += medium_purge(now, medium_age, try, medium_excess);
     return released;
+}
+
+/* what `bytes` of free memory are beyond three quarters of the budget */
+static size_t beyond_budget(size_t bytes)
+{
+    return bytes > RETAIN_BYTES / 4 * 3 ? bytes - RETAIN_BYTES / 4 * 3 : 0;
 }
 
 void decay_tick(uint32_t *events)
@@ -73,19 +83,22 @@ void decay_tick(uint32_t *events)
         return;
     uint64_t now = os_now_ms();
     atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
-    /* over the budget, free memory goes back at once, down to three
-     * quarters of the budget, oldest first; small spans freed within the
-     * last REUSE_GRACE_MS stay (a server's next burst reuses them: purging
-     * them only made the burst fault them back in), unless so much is free
-     * that a program evidently gave up a large part of its heap, which it
-     * then gets back before its next phase. */
+    /* over the budget, free memory goes back at once, oldest first: each
+     * path's down to three quarters of the budget (so that small memory
+     * kept young does not make the medium arenas give back theirs); small
+     * spans freed within the last REUSE_GRACE_MS stay (a server's next
+     * burst reuses them: purging them only made the burst fault them back
+     * in), unless so much is free that a program evidently gave up a large
+     * part of its heap, which it then gets back before its next phase. */
     size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
-        size_t excess = resident_free - RETAIN_BYTES / 4 * 3;
-        purge_older_than(now, REUSE_GRACE_MS, DECAY_MS, true, &excess);
-        if (excess && resident_free > young_allowance_at(now)) {
+        size_t medium_free = medium_free_resident();
+        size_t small_excess = beyond_budget(resident_free > medium_free ? resident_free - medium_free : 0);
+        size_t medium_excess = beyond_budget(medium_free);
+        purge_older_than(now, REUSE_GRACE_MS, &small_excess, DECAY_MS, &medium_excess, true);
+        if (small_excess && resident_free > young_allowance_at(now)) {
             young_purge_noted(now);
-            purge_older_than(now, 0, 0, true, &excess);
+            purge_older_than(now, 0, &small_excess, 0, &medium_excess, true);
         }
         atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
     }
@@ -95,7 +108,7 @@ void decay_tick(uint32_t *events)
     if (!atomic_compare_exchange_strong_explicit(&last_decay_ms, &last, now, memory_order_relaxed, memory_order_relaxed))
         return;
     /* anything free for LONG_DECAY_MS goes, within the budget too */
-    purge_older_than(now, LONG_DECAY_MS, LONG_DECAY_MS, true, NULL);
+    purge_older_than(now, LONG_DECAY_MS, NULL, LONG_DECAY_MS, NULL, true);
     large_purge(now, LARGE_DECAY_MS, true);
     segment_release_empty(SPARE_EMPTY_SEGMENTS);
 }

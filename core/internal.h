@@ -662,7 +662,8 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 /* ---- decay (decay.c) --------------------------------------------------- */
 
 /* Free small pages and medium blocks go back to the OS at once, oldest
- * first, while more than RETAIN_BYTES of free memory is resident, except
+ * first, while more than RETAIN_BYTES of free memory is resident (each
+ * path's down to three quarters of RETAIN_BYTES), except
  * small spans that had a block freed in the last REUSE_GRACE_MS, while no
  * more than the young allowance is free (decay.c: YOUNG_FREE_MIN, doubled up
  * to YOUNG_FREE_MAX for a program that keeps reallocating what it freed,
