@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -35,20 +34,6 @@ CLASSIC = tuple(TINY)
 # (glibc creating a second arena or not: 0.3M instructions) would otherwise
 # be more than the tolerance.
 COUNTED = {"threadtest": {"iterations": 60}, "xmalloc": {"blocks": 200000}}
-
-
-@pytest.fixture(scope="module")
-def runner(runner_path):
-    if not runner_path.exists():
-        pytest.skip(f"{runner_path} is not built")
-    return runner_path
-
-
-@pytest.fixture(scope="module")
-def listing(runner):
-    proc = subprocess.run([str(runner), "--list-json"], stdout=subprocess.PIPE, text=True,
-                          check=True, timeout=RUN_TIMEOUT_S)
-    return json.loads(proc.stdout)
 
 
 def installed(listing) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -75,32 +74,6 @@ workload  prog-true-demo
 describe  "runs /bin/true with the allocator preloaded"
 program   /bin/true
 """
-
-
-@pytest.fixture(scope="module")
-def runner(runner_path):
-    if not runner_path.exists():
-        pytest.skip(f"{runner_path} is not built")
-    return runner_path
-
-
-@pytest.fixture(scope="module")
-def listing(runner):
-    proc = subprocess.run([str(runner), "--list-json"], stdout=subprocess.PIPE, text=True,
-                          check=True, timeout=RUN_TIMEOUT_S)
-    return json.loads(proc.stdout)
-
-
-@pytest.fixture(scope="module")
-def counting_alloc(tmp_path_factory) -> str:
-    """so:PATH:cnt_ of countalloc.c, compiled for this session."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("countalloc") / "libcountalloc.so"
-    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(HERE / "countalloc.c")],
-                   check=True, timeout=RUN_TIMEOUT_S)
-    return f"counting=so:{out}:cnt_"
 
 
 def run(runner, workload: str, alloc: str = "system", threads: int | None = None,

@@ -13,27 +13,14 @@ E2E_TIMEOUT_S = 600
 
 
 @pytest.fixture(scope="module")
-def real_runner(runner_path):
-    if not runner_path.exists():
-        pytest.skip(f"{runner_path} is not built")
-    return runner_path
-
-
-@pytest.fixture(scope="module")
-def listing(real_runner):
-    proc = subprocess.run([str(real_runner), "--list-json"], stdout=subprocess.PIPE, text=True, check=True)
-    return json.loads(proc.stdout)
-
-
-@pytest.fixture(scope="module")
-def smoke_run(real_runner, listing, repo_root, tmp_path_factory):
+def smoke_run(runner, listing, repo_root, tmp_path_factory):
     builtins = [w for w in listing["workloads"] if w["kind"] == "builtin" and not w["threaded"]]
     if len(builtins) < E2E_WORKLOAD_COUNT:
         builtins = [w for w in listing["workloads"] if w["kind"] == "builtin"]
     chosen = [w["name"] for w in builtins[:E2E_WORKLOAD_COUNT]]
     assert chosen, "the runner lists no built-in workload"
     out = tmp_path_factory.mktemp("runs")
-    env = dict(os.environ, HEAPLAB_RUN=str(real_runner))
+    env = dict(os.environ, HEAPLAB_RUN=str(runner))
     proc = subprocess.run([sys.executable, str(repo_root / "run.py"), "run", "--quick", "--reps", "1",
                            "--workload", ",".join(chosen), "--out", str(out), "--no-plots"],
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -75,8 +62,8 @@ def test_smoke_run_tables_have_a_row_per_workload(smoke_run):
         assert f"| {name} (touch=first) |" in proc.stdout
 
 
-def test_list_against_the_real_runner(real_runner, repo_root, listing):
-    env = dict(os.environ, HEAPLAB_RUN=str(real_runner))
+def test_list_against_the_runner(runner, repo_root, listing):
+    env = dict(os.environ, HEAPLAB_RUN=str(runner))
     proc = subprocess.run([sys.executable, str(repo_root / "run.py"), "list"], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -6,25 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 
-from conftest import HERE, header, replay
+from conftest import header, replay
 
 COUNTED_LINE = re.compile(r"^countalloc: (\d+) calls$", re.MULTILINE)
-
-
-@pytest.fixture(scope="module")
-def counting_alloc(tmp_path_factory) -> str:
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    out = tmp_path_factory.mktemp("countalloc") / "libcountalloc.so"
-    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out),
-                    str(HERE.parent / "operations" / "countalloc.c")], check=True, timeout=120)
-    return f"counting=so:{out}:cnt_"
 
 
 @pytest.mark.parametrize("which", ["handoff", "python"])
