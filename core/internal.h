@@ -406,6 +406,11 @@ struct class_central {
     uint32_t store_count;    /* entries in the store */
     uint32_t store_cap;      /* entries it has room for (0 until mapped) */
     uint64_t store_since_ms; /* last flush stored */
+    /* at most the time of the oldest dirty span or stored flush (the lock
+     * holder lowers it, a purge sets it exactly): a purge of what is older
+     * than an age reads it first, without the lock, and leaves a class
+     * with nothing that old alone instead of taking its owner's lock */
+    _Atomic uint64_t oldest_ms;
     struct span *dirty;     /* newest first */
     struct span *dirty_tail;
     size_t spans;

@@ -76,8 +76,16 @@ static void partial_remove(struct class_central *cc, struct span *s)
     s->in_partial = 0;
 }
 
+/* something became free at `now` in this class (class lock held) */
+static void note_free_since(struct class_central *cc, uint64_t now)
+{
+    if (atomic_load_explicit(&cc->oldest_ms, memory_order_relaxed) > now)
+        atomic_store_explicit(&cc->oldest_ms, now, memory_order_relaxed);
+}
+
 static void dirty_push(struct class_central *cc, struct span *s, uint64_t now)
 {
+    note_free_since(cc, now);
     s->dirty_since_ms = now;
     s->dprev = NULL;
     s->dnext = cc->dirty;
@@ -323,6 +331,8 @@ void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     class_lock_take(heap, cls);
     if (n >= STORE_MIN_BLOCKS && store_ready(cc, c) && cc->store_count + n <= cc->store_cap) {
+        if (!cc->store_count)
+            note_free_since(cc, now);
         memcpy(cc->store + cc->store_count, e, (size_t)n * sizeof *e);
         cc->store_count += n;
         cc->store_since_ms = now;
@@ -411,6 +421,8 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     struct class_central *cc = &core_central[heap][cls];
     const struct size_class *c = &core_classes[cls];
     size_t released = 0;
+    if (age_ms != 0 && now_ms - atomic_load_explicit(&cc->oldest_ms, memory_order_relaxed) < age_ms)
+        return 0;
     if (try) {
         if (!core_mutex_trylock(class_lock(heap, cls)))
             return 0;
@@ -443,6 +455,10 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     }
     if (!cc->dirty && !cc->store_count)
         atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
+    uint64_t oldest = cc->dirty_tail ? cc->dirty_tail->dirty_since_ms : UINT64_MAX;
+    if (cc->store_count && cc->store_since_ms < oldest)
+        oldest = cc->store_since_ms;
+    atomic_store_explicit(&cc->oldest_ms, oldest, memory_order_relaxed);
     size_t after = free_resident(cc);
     lane_note(class_lane(heap, cls), before, after);
     class_unlock(heap, cls);
