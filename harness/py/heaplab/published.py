@@ -26,7 +26,15 @@ SCHEMA = "heaplab.published/1"
 
 LAYOUT_ALLOCATOR_COLUMNS = "allocator-columns"  # rows are workloads (tmalloc, kevy)
 LAYOUT_ALLOCATOR_ROWS = "allocator-rows"        # rows are allocators (memalloc, MemAlloc)
-LAYOUTS = (LAYOUT_ALLOCATOR_COLUMNS, LAYOUT_ALLOCATOR_ROWS)
+LAYOUT_RATIO_CLAIMS = "ratio-claims"            # rows are "A's figure / B's figure" claims (mimalloc README)
+LAYOUTS = (LAYOUT_ALLOCATOR_COLUMNS, LAYOUT_ALLOCATOR_ROWS, LAYOUT_RATIO_CLAIMS)
+
+# How a ratio claim bounds A / B: "more than 2.5x" is at_least 2.5.
+BOUND_AT_LEAST = "at_least"
+BOUND_AT_MOST = "at_most"
+BOUND_ABOUT = "about"
+BOUNDS = (BOUND_AT_LEAST, BOUND_AT_MOST, BOUND_ABOUT)
+BOUND_SIGNS = {BOUND_AT_LEAST: "≥", BOUND_AT_MOST: "≤", BOUND_ABOUT: "≈"}
 
 ROLE_ALLOCATOR = "allocator"   # an allocator, run here as `runs_as`
 ROLE_REFERENCE = "reference"   # a workload fact such as the live bytes: no ordering
@@ -73,6 +81,23 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Ratio:
+    """A published relative figure: column `of`'s figure divided by column
+    `to`'s on the row's workload and metric, bounded by `value` as `bound` says
+    ("more than 2.5x faster than tcmalloc": tcmalloc / mimalloc at_least 2.5).
+    The ordering it implies is `of` against `to`: a value above 1 says `of`'s
+    figure is the larger one."""
+    of: str                     # column names
+    to: str
+    bound: str                  # one of BOUNDS
+    value: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.of} ÷ {self.to} {BOUND_SIGNS[self.bound]} {self.value:g}"
+
+
+@dataclass(frozen=True)
 class Row:
     label: str
     workload: str | None        # None only when nothing of the row is reproduced
@@ -90,6 +115,13 @@ class Row:
     decimals: int | None = None  # decimals the figures were published with, when repr loses them
     verdict_words: tuple[str, str] | None = None  # overrides the table's (a row in MB, say)
     suspect: bool = False       # a note says the published figure is not to be trusted
+    ratio: Ratio | None = None  # ratio-claims tables: the claim (then figures is empty)
+
+    def columns_used(self, columns: Iterable["Column"]) -> list["Column"]:
+        """The columns this row reads: a ratio claim's two, else every column."""
+        if self.ratio is None:
+            return list(columns)
+        return [c for c in columns if c.name in (self.ratio.of, self.ratio.to)]
 
 
 @dataclass(frozen=True)
@@ -103,7 +135,7 @@ class Note:
 class PublishedTable:
     id: str
     title: str
-    seed: str
+    seed: str | None            # the seed document, or None for a public source named by url
     section: str
     table: str                  # which table of the section
     credit: str
@@ -118,6 +150,14 @@ class PublishedTable:
     rows: tuple[Row, ...]
     notes: tuple[Note, ...]
     path: pathlib.Path
+    url: str | None = None      # a public source outside the seeds: where it is
+    version: str | None = None  # and which version of it (tag, date, revision)
+
+    @property
+    def source_text(self) -> str:
+        """ "seed file, section ..., table" or "url, version, section ..., table"."""
+        where = self.seed if self.seed is not None else f"{self.url}, {self.version}"
+        return f"{where}, section \"{self.section}\", {self.table}"
 
     def column(self, name: str) -> Column:
         for c in self.columns:
@@ -278,11 +318,37 @@ def _ranges(w: _Where, raw: Any, where: str, columns: tuple[Column, ...]) -> dic
     return out
 
 
-def _row(w: _Where, raw: Any, where: str, columns: tuple[Column, ...], unit: str, better: str) -> Row:
-    obj = _keys(w, raw, where, ("label", "figures"),
+def _ratio(w: _Where, raw: Any, where: str, columns: tuple[Column, ...]) -> Ratio:
+    bound_keys = [b for b in BOUNDS if isinstance(raw, dict) and b in raw]
+    obj = _keys(w, raw, where, ("of", "to"), BOUNDS)
+    if len(bound_keys) != 1:
+        raise w.fail(where, f"must give exactly one of {', '.join(BOUNDS)}")
+    allocators = {c.name for c in columns if c.role == ROLE_ALLOCATOR}
+    for k in ("of", "to"):
+        name = obj[k]
+        if name not in allocators:
+            raise w.fail(f"{where}.{k}", f"'{name}' is not an allocator column")
+    if obj["of"] == obj["to"]:
+        raise w.fail(where, "of and to name the same column")
+    bound = bound_keys[0]
+    value = obj[bound]
+    if not _is_number(value) or value <= 0:
+        raise w.fail(f"{where}.{bound}", "must be a positive number")
+    return Ratio(obj["of"], obj["to"], bound, float(value))
+
+
+def _row(w: _Where, raw: Any, where: str, columns: tuple[Column, ...], unit: str, better: str,
+         layout: str = LAYOUT_ALLOCATOR_COLUMNS) -> Row:
+    claims = layout == LAYOUT_RATIO_CLAIMS
+    obj = _keys(w, raw, where, ("label", "ratio") if claims else ("label", "figures"),
                 ("workload", "threads", "metric", "params", "statistic", "scale", "unit", "better",
                  "published_range", "published_extra", "not_reproduced", "decimals",
-                 "verdict_words"))
+                 "verdict_words", "figures", "ratio"))
+    if claims and "figures" in obj:
+        raise w.fail(f"{where}.figures", "a ratio-claims row gives its figure in ratio, not figures")
+    if not claims and "ratio" in obj:
+        raise w.fail(f"{where}.ratio", f"only a {LAYOUT_RATIO_CLAIMS} table has ratio rows")
+    ratio = _ratio(w, obj["ratio"], f"{where}.ratio", columns) if claims else None
     label = _text(w, obj, "label", where)
     metric = obj.get("metric")
     not_reproduced = _text(w, obj, "not_reproduced", where, optional=True)
@@ -320,12 +386,12 @@ def _row(w: _Where, raw: Any, where: str, columns: tuple[Column, ...], unit: str
         raise w.fail(f"{where}.unit", "must be non-empty text")
     return Row(
         label=label, workload=workload, threads=threads, metric=metric,
-        figures=_figures(w, obj["figures"], f"{where}.figures", columns),
+        figures={} if claims else _figures(w, obj["figures"], f"{where}.figures", columns),
         params=dict(params), statistic=_choice(w, obj, "statistic", where, STATISTICS, "median"),
         scale=float(scale), unit=row_unit, better=_choice(w, obj, "better", where, BETTER, better),
         published_range=_ranges(w, obj.get("published_range", {}), f"{where}.published_range", columns),
         published_extra=dict(extra), not_reproduced=not_reproduced, decimals=decimals,
-        verdict_words=(words[0], words[1]) if words is not None else None)
+        verdict_words=(words[0], words[1]) if words is not None else None, ratio=ratio)
 
 
 def _table(w: _Where, doc: Any) -> PublishedTable:
@@ -339,9 +405,17 @@ def _table(w: _Where, doc: Any) -> PublishedTable:
         raise w.fail("id", "must look like 000-name (seed number, then lowercase words joined by '-')")
     if w.path.suffix == ".json" and w.path.stem != tid:
         raise w.fail("id", f"'{tid}' differs from the file name '{w.path.stem}'")
-    src = _keys(w, obj["source"], "source", ("seed", "section", "table"))
-    for k in ("seed", "section", "table"):
-        _text(w, src, k, "source")
+    # a seed document, or a public source: its address and which version of it
+    if isinstance(obj["source"], dict) and "seed" not in obj["source"]:
+        src = _keys(w, obj["source"], "source", ("url", "version", "section", "table"))
+        for k in ("url", "version", "section", "table"):
+            _text(w, src, k, "source")
+        if not src["url"].startswith("https://"):
+            raise w.fail("source.url", "must be an https:// address")
+    else:
+        src = _keys(w, obj["source"], "source", ("seed", "section", "table"))
+        for k in ("seed", "section", "table"):
+            _text(w, src, k, "source")
     machine = obj["machine"]
     if not isinstance(machine, dict) or not machine or not all(
             isinstance(v, str) and v.strip() for v in machine.values()):
@@ -372,7 +446,8 @@ def _table(w: _Where, doc: Any) -> PublishedTable:
     raw_rows = obj["rows"]
     if not isinstance(raw_rows, list) or not raw_rows:
         raise w.fail("rows", "must be a non-empty list")
-    rows = [_row(w, r, f"rows[{i}]", columns, unit, better) for i, r in enumerate(raw_rows)]
+    layout = _choice(w, obj, "layout", "", LAYOUTS, LAYOUT_ALLOCATOR_COLUMNS)
+    rows = [_row(w, r, f"rows[{i}]", columns, unit, better, layout) for i, r in enumerate(raw_rows)]
     labels = [r.label for r in rows]
     if len(set(labels)) != len(labels):
         raise w.fail("rows", "two rows have the same label")
@@ -398,12 +473,11 @@ def _table(w: _Where, doc: Any) -> PublishedTable:
     rows = [Row(**{**r.__dict__, "suspect": r.label in suspect_rows}) for r in rows]
 
     return PublishedTable(
-        id=tid, title=_text(w, obj, "title", ""), seed=src["seed"], section=src["section"],
+        id=tid, title=_text(w, obj, "title", ""), seed=src.get("seed"), section=src["section"],
         table=src["table"], credit=_text(w, obj, "credit", ""), machine=dict(machine),
-        method=tuple(method), unit=unit, better=better, baseline=baseline,
-        layout=_choice(w, obj, "layout", "", LAYOUTS, LAYOUT_ALLOCATOR_COLUMNS),
+        method=tuple(method), unit=unit, better=better, baseline=baseline, layout=layout,
         verdict_words=(words[0], words[1]), columns=columns, rows=tuple(rows), notes=tuple(notes),
-        path=w.path)
+        path=w.path, url=src.get("url"), version=src.get("version"))
 
 
 # ------------------------------------------------------------------- loading
@@ -463,7 +537,7 @@ def needed_cells(table: PublishedTable) -> set[Need]:
     for r in table.rows:
         if r.metric is None or r.workload is None:
             continue
-        for c in table.columns:
+        for c in r.columns_used(table.columns):
             if c.role == ROLE_ALLOCATOR and c.runs_as is not None:
                 needs.add(Need(r.workload, r.threads, c.runs_as, r.metric))
             elif c.role == ROLE_REFERENCE and c.reference_field is not None:
@@ -484,7 +558,7 @@ def run_specs(table: PublishedTable) -> set[RunSpec]:
     for r in table.rows:
         if r.metric is None or r.workload is None:
             continue
-        for c in table.columns:
+        for c in r.columns_used(table.columns):
             if c.role == ROLE_ALLOCATOR and c.runs_as is not None:
                 specs.add(RunSpec(r.workload, r.threads, c.runs_as, tuple(sorted(r.params.items()))))
     return specs

@@ -18,8 +18,10 @@ from typing import Any, Iterable, Mapping
 
 from . import fmt, published, stats
 from .catalog import TOUCH, TOUCH_NAMES, format_params
-from .published import (LAYOUT_ALLOCATOR_ROWS, ROLE_ALLOCATOR, ROLE_REFERENCE, Column, Need,
-                        PublishedTable, Row, metric_value, reference_allocators, with_phase_field)
+from .published import (BOUND_ABOUT, BOUND_AT_LEAST, BOUND_AT_MOST, LAYOUT_ALLOCATOR_ROWS,
+                        LAYOUT_RATIO_CLAIMS, ROLE_ALLOCATOR, ROLE_REFERENCE, Column, Need,
+                        PublishedTable, Ratio, Row, metric_value, reference_allocators,
+                        with_phase_field)
 from .runfolder import Failure, key_of
 
 HOLDS = "holds"
@@ -62,10 +64,19 @@ class Verdict:
 
 
 @dataclass(frozen=True)
+class RatioResult:
+    """A ratio claim beside this machine's ratio of the same two medians."""
+    claim: Ratio
+    measured: float | None        # measured `of` / measured `to`, or None
+    bound_met: bool | None        # the published bound holds here too; None for "about" or n/a
+
+
+@dataclass(frozen=True)
 class RowResult:
     row: Row
     cells: Mapping[str, CellResult]
     verdicts: tuple[Verdict, ...]
+    ratio: RatioResult | None = None  # ratio-claims rows only
 
 
 @dataclass(frozen=True)
@@ -189,11 +200,12 @@ def _from_entry(entry: Mapping[str, Any], row: Row
 
 
 def _cells(table: PublishedTable, row: Row, measured: Measured) -> dict[str, CellResult]:
-    raw = {c.name: _measured_cell(table, row, c, measured) for c in table.columns}
+    columns = row.columns_used(table.columns)
+    raw = {c.name: _measured_cell(table, row, c, measured) for c in columns}
     pub_base = row.figures.get(table.baseline)
-    here_base = raw[table.baseline][0]
+    here_base = raw[table.baseline][0] if table.baseline in raw else None
     cells: dict[str, CellResult] = {}
-    for c in table.columns:
+    for c in columns:
         value, lo, hi, n, failure = raw[c.name]
         pub = row.figures.get(c.name)
         cells[c.name] = CellResult(
@@ -264,11 +276,58 @@ def _verdict(table: PublishedTable, row: Row, cells: Mapping[str, CellResult], a
                    published_noise)
 
 
+def _claimed_relation(claim: Ratio, better: str, words: tuple[str, str]) -> str | None:
+    """The ordering of `of` against `to` that a ratio claim publishes, or None
+    when its bound says none ("at least 0.8" allows either order)."""
+    v = claim.value
+    if claim.bound == BOUND_AT_LEAST and v <= 1 or claim.bound == BOUND_AT_MOST and v >= 1:
+        return None
+    if claim.bound == BOUND_ABOUT and v == 1:
+        return SAME
+    larger = v > 1
+    of_better = not larger if better == "lower" else larger
+    return words[0] if of_better else words[1]
+
+
+def _bound_met(claim: Ratio, ratio: float | None) -> bool | None:
+    if ratio is None or claim.bound == BOUND_ABOUT:
+        return None
+    return ratio >= claim.value if claim.bound == BOUND_AT_LEAST else ratio <= claim.value
+
+
+def _ratio_row(table: PublishedTable, row: Row, measured: Measured) -> RowResult:
+    """A ratio claim: its two cells, the measured ratio of their figures, and
+    whether the ordering the claim implies holds here (the one verdict)."""
+    claim = row.ratio
+    assert claim is not None
+    cells = _cells(table, row, measured)
+    ca, cb = cells[claim.of], cells[claim.to]
+    words = row.verdict_words or table.verdict_words
+    here_ratio = _ratio(ca.measured, cb.measured)
+    published = _claimed_relation(claim, row.better, words)
+    here = _relation(ca.measured, cb.measured, row.better, words)
+    noise = row.statistic == "median" and _ranges_overlap(_measured_range(ca), _measured_range(cb))
+    if published is None:
+        v = Verdict(row.label, claim.of, claim.to, None, here, NOT_APPLICABLE, noise,
+                    "the published bound implies no ordering")
+    elif row.metric is None or here is None:
+        why = row.not_reproduced or next(
+            (c.failure for c in (ca, cb) if c.measured is None), None) or NOT_MEASURED
+        v = Verdict(row.label, claim.of, claim.to, published, None, NOT_APPLICABLE, noise, why)
+    else:
+        holds = (here == SAME or noise) if published == SAME else here == published
+        v = Verdict(row.label, claim.of, claim.to, published, here, HOLDS if holds else DIFFERS, noise)
+    return RowResult(row, cells, (v,), RatioResult(claim, here_ratio, _bound_met(claim, here_ratio)))
+
+
 def reproduce(table: PublishedTable, measured: Measured) -> TableResult:
     """Every cell and ordering of `table` from the `measured` figures."""
     rows: list[RowResult] = []
     pairs = _pairs(table)
     for row in table.rows:
+        if row.ratio is not None:
+            rows.append(_ratio_row(table, row, measured))
+            continue
         cells = _cells(table, row, measured)
         verdicts = tuple(_verdict(table, row, cells, a, b) for a, b in pairs) if row.metric else ()
         rows.append(RowResult(row, cells, verdicts))
@@ -316,7 +375,7 @@ def _mapping_line(table: PublishedTable, col: Column) -> str:
         what = f"{col.name} → {col.runs_as} (measured here)"
     if col.note:
         what += f"; {col.note}"
-    if col.name == table.baseline:
+    if col.name == table.baseline and table.layout != LAYOUT_RATIO_CLAIMS:
         what += "; the baseline column"
     return f"- {what}"
 
@@ -413,6 +472,56 @@ def _layout_allocator_rows(result: TableResult) -> list[str]:
     return _md_table(header, lines)
 
 
+def _measured_text(cell: CellResult) -> str:
+    if cell.measured is None:
+        return cell.failure or NOT_MEASURED
+    text = fmt_measured(cell.measured)
+    if cell.measured_min is not None and cell.measured_max is not None:
+        text += f" [{fmt_measured(cell.measured_min)}–{fmt_measured(cell.measured_max)}]"
+    return text
+
+
+def ratio_text(rr: RowResult) -> str:
+    """This machine's ratio beside the claim's bound: "3.10× (≥ 2.5: met)"."""
+    r = rr.ratio
+    if r is None or r.measured is None:
+        return "—"
+    sign = published.BOUND_SIGNS[r.claim.bound]
+    met = "" if r.bound_met is None else (": met" if r.bound_met else ": not met")
+    return f"{fmt_ratio(r.measured)} (published {sign} {r.claim.value:g}{met})"
+
+
+def _layout_ratio_claims(result: TableResult) -> list[str]:
+    header = ["claim", "published", "here (median [min–max] of each)", "here A ÷ B", "ordering (published / here)"]
+    lines = []
+    for rr in result.rows:
+        claim = rr.ratio.claim if rr.ratio else None
+        if claim is None:
+            continue
+        label = rr.row.label
+        if rr.row.threads > 1 and "thread" not in label:
+            label += f" ({rr.row.threads} threads)"
+        sign = published.BOUND_SIGNS[claim.bound]
+        pub = f"{claim.of} ÷ {claim.to} {sign} {claim.value:g}"
+        here = "; ".join(f"{name} {_measured_text(rr.cells[name])}" for name in (claim.of, claim.to))
+        lines.append([label, pub, here, ratio_text(rr),
+                      "; ".join(verdict_text(v) for v in rr.verdicts)])
+    return _md_table(header, lines)
+
+
+def oversubscribed_line(t: published.PublishedTable, cores: int | None) -> str:
+    """Which rows run more threads than this machine has cores, if any."""
+    if not cores:
+        return ""
+    over = sorted({r.threads for r in t.rows if r.metric and r.threads > cores})
+    if not over:
+        return ""
+    counts = ", ".join(str(n) for n in over)
+    return (f"This machine has {cores} cores: rows at {counts} threads oversubscribe it, so they "
+            f"measure threads taking turns on {cores} cores, not the scaling the published "
+            f"machine ({t.machine.get('cores', 'cores not stated')}) could show.")
+
+
 def _params_line(t: published.PublishedTable) -> str:
     """The parameters this table's rows run with here, when they are not the
     workloads' own: `touch=none` is the seed's choice of never writing into
@@ -433,11 +542,12 @@ def _params_line(t: published.PublishedTable) -> str:
     return text
 
 
-def render_markdown(result: TableResult, here: str | None = None) -> str:
-    """The table in its published layout, with a header naming every mapping."""
+def render_markdown(result: TableResult, here: str | None = None, cores: int | None = None) -> str:
+    """The table in its published layout, with a header naming every mapping;
+    `cores`, this machine's, marks the rows that oversubscribe it."""
     t = result.table
     out = [f"### {t.id}: {t.title}", "",
-           f"Source: {t.credit} ({t.seed}, section \"{t.section}\", {t.table}).",
+           f"Source: {t.credit} ({t.source_text}).",
            "Published on: " + "; ".join(f"{k}: {v}" for k, v in t.machine.items()) + ".",
            "How it was measured there: " + "; ".join(t.method) + "."]
     given = _params_line(t)
@@ -445,12 +555,24 @@ def render_markdown(result: TableResult, here: str | None = None) -> str:
         out.append(given)
     if here:
         out.append(f"Measured here on: {here}.")
+    over = oversubscribed_line(t, cores)
+    if over:
+        out.append(over)
     better = "lower is better" if t.better == "lower" else "higher is better"
-    out += [f"Unit: {t.unit} ({better}, unless a row says otherwise). Ratios (×) are to the "
-            f"\"{t.baseline}\" column, published figures to published, measured to measured.",
-            "Published figures are the seed's; figures \"here\" are measured on this machine; "
-            "none is ever filled in from the other.",
-            "", "Columns:"]
+    if t.layout == LAYOUT_RATIO_CLAIMS:
+        out += [f"Unit: {t.unit} ({better}, unless a row says otherwise). Each row is a relative "
+                f"figure the source states, A ÷ B of that figure (above 1: A's is the larger); "
+                f"\"here\" is the same quotient of this machine's medians. The ordering the "
+                f"claim implies is what is judged; whether its bound is met here is shown beside it.",
+                "Published figures are the source's; figures \"here\" are measured on this "
+                "machine; none is ever filled in from the other.",
+                "", "Columns:"]
+    else:
+        out += [f"Unit: {t.unit} ({better}, unless a row says otherwise). Ratios (×) are to the "
+                f"\"{t.baseline}\" column, published figures to published, measured to measured.",
+                "Published figures are the seed's; figures \"here\" are measured on this machine; "
+                "none is ever filled in from the other.",
+                "", "Columns:"]
     out += [_mapping_line(t, c) for c in t.columns]
     odd_rows = [r for r in t.rows if r.metric and (r.unit != t.unit or r.better != t.better)]
     for r in odd_rows:
@@ -459,8 +581,12 @@ def render_markdown(result: TableResult, here: str | None = None) -> str:
         if r.statistic != "median" and r.metric:
             out.append(f"- row \"{r.label}\": compares the {r.statistic} over repetitions, published and here")
     out.append("")
-    out += (_layout_allocator_rows(result) if t.layout == LAYOUT_ALLOCATOR_ROWS
-            else _layout_allocator_columns(result))
+    if t.layout == LAYOUT_RATIO_CLAIMS:
+        out += _layout_ratio_claims(result)
+    elif t.layout == LAYOUT_ALLOCATOR_ROWS:
+        out += _layout_allocator_rows(result)
+    else:
+        out += _layout_allocator_columns(result)
     out += ["", f"Orderings: {summary_line(result)}."]
     if t.notes:
         out += ["", "Notes:"]

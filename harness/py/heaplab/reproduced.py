@@ -91,7 +91,9 @@ def render(results: Sequence[TableResult], env: dict[str, Any]) -> dict[str, str
     quick = bool((env.get("options") or {}).get("quick"))
     out: dict[str, str] = {}
     for r in results:
-        text = render_markdown(r, here=here_text(env, runs_as(r.table)))
+        cores = (env.get("machine") or {}).get("cores")
+        text = render_markdown(r, here=here_text(env, runs_as(r.table)),
+                               cores=cores if isinstance(cores, int) else None)
         if quick:
             text = f"> **{QUICK_WARNING}.**\n\n{text}"
         out[r.table.id] = text
