@@ -8,11 +8,19 @@
  *     of the block after it: freeing either block must end the program,
  *     whether the freed block goes to the reuse cache (the first free of a
  *     size) or is merged with its neighbours (the reuse cache is full).
+ *   - the line of a broken tag is exact: the function that was called,
+ *     "corrupted boundary tag after block" (the block that was written
+ *     past) or "of block" (the block after it, whose tag was hit), and the
+ *     address the program was given for that block; through free and
+ *     through a realloc that stays in the medium heap (growing in place
+ *     or shrinking).
  * The cases run first, from a heap that has served nothing else, so a
  * child's first medium free of a size does go to the reuse cache. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,15 +39,23 @@
 /* exit statuses of a child that could not set its case up */
 #define SETUP_NOT_ADJACENT 7
 #define SURVIVED 0
+#define LINE_MAX_BYTES 256
+
+/* The line a child expects to die with, written by the child (which alone
+ * knows its blocks' addresses) into memory shared with the parent. */
+static char *expected_line;
 
 /* Runs fn in a child; returns 1 when it died of SIGABRT after writing
  * exactly one line starting with `expect` to stderr. Otherwise writes what
  * the child did into why[0..n). */
+/* the stderr of the last child dies_with ran */
+static char last_line[512];
+
 static int dies_with(void (*fn)(void), const char *expect, char *why, size_t why_size)
 {
-    char buf[512];
+    char *buf = last_line;
     size_t n;
-    int status = tu_run_child(fn, SURVIVED, buf, sizeof buf, &n);
+    int status = tu_run_child(fn, SURVIVED, buf, sizeof last_line, &n);
     if (status == -1) {
         snprintf(why, why_size, "no child could be run\n");
         return 0;
@@ -69,6 +85,22 @@ static int dies_with(void (*fn)(void), const char *expect, char *why, size_t why
         CHECK(name, ok_);                                   \
         if (!ok_)                                           \
             printf("     %s", why_);                        \
+    } while (0)
+
+/* A named check that fn dies with exactly the line it wrote into
+ * expected_line before the call that must end it. */
+#define CHECK_DIES_EXACTLY(name, fn)                                                             \
+    do {                                                                                         \
+        char why_[640] = "";                                                                     \
+        expected_line[0] = 0;                                                                    \
+        int ok_ = dies_with(fn, "heaplab: ", why_, sizeof why_) && expected_line[0] != 0;        \
+        if (ok_ && strcmp(last_line, expected_line) != 0) {                                      \
+            snprintf(why_, sizeof why_, "line: %s     expected: %s", last_line, expected_line); \
+            ok_ = 0;                                                                             \
+        }                                                                                        \
+        CHECK(name, ok_);                                                                        \
+        if (!ok_)                                                                                \
+            printf("     %s", why_);                                                             \
     } while (0)
 
 /* ---- realloc and malloc_usable_size of pointers that are not live blocks */
@@ -201,6 +233,63 @@ static void overflow8_free_next_merged(void)
     overflow_then_free(8, FREE_NEXT, MERGE_CACHE_FULL);
 }
 
+/* ---- the exact line of a broken tag, through free and realloc ---------- */
+
+enum tag_call { CALL_FREE, CALL_REALLOC_GROW, CALL_REALLOC_SHRINK };
+
+/* Three adjacent blocks a, b, c, one byte written past b; then b or c goes
+ * to free, or to a realloc to a medium size (half again as big: it grows in
+ * place or would; half as big: it shrinks in place). Before that call, the
+ * line it must end the program with goes into expected_line. */
+static void overflow1_then(enum tag_call call, enum which_free which)
+{
+    char *a = hl_malloc(TAG_TEST_SIZE), *b = hl_malloc(TAG_TEST_SIZE), *c = hl_malloc(TAG_TEST_SIZE);
+    size_t ua = hl_usable_size(a), ub = hl_usable_size(b);
+    size_t gap_ab = (size_t)(b - (a + ua)), gap_bc = (size_t)(c - (b + ub));
+    if (b <= a || c <= b || gap_ab == 0 || gap_ab > 64 || gap_bc != gap_ab)
+        _exit(SETUP_NOT_ADJACENT);
+    b[ub] = 'A';
+    char *target = which == FREE_OVERFLOWED ? b : c;
+    snprintf(expected_line, LINE_MAX_BYTES, "heaplab: %s(): corrupted boundary tag %s block 0x%" PRIxPTR "\n",
+             call == CALL_FREE ? "free" : "realloc", which == FREE_OVERFLOWED ? "after" : "of", (uintptr_t)target);
+    switch (call) {
+    case CALL_FREE:
+        hl_free(target);
+        break;
+    case CALL_REALLOC_GROW:
+        hl_realloc(target, TAG_TEST_SIZE + TAG_TEST_SIZE / 2);
+        break;
+    case CALL_REALLOC_SHRINK:
+        hl_realloc(target, TAG_TEST_SIZE / 2);
+        break;
+    }
+}
+
+static void exact_free_overflowed(void)
+{
+    overflow1_then(CALL_FREE, FREE_OVERFLOWED);
+}
+static void exact_free_next(void)
+{
+    overflow1_then(CALL_FREE, FREE_NEXT);
+}
+static void exact_realloc_grow_overflowed(void)
+{
+    overflow1_then(CALL_REALLOC_GROW, FREE_OVERFLOWED);
+}
+static void exact_realloc_grow_next(void)
+{
+    overflow1_then(CALL_REALLOC_GROW, FREE_NEXT);
+}
+static void exact_realloc_shrink_overflowed(void)
+{
+    overflow1_then(CALL_REALLOC_SHRINK, FREE_OVERFLOWED);
+}
+static void exact_realloc_shrink_next(void)
+{
+    overflow1_then(CALL_REALLOC_SHRINK, FREE_NEXT);
+}
+
 /* the same blocks without the overflow: the setup itself is sound */
 static void no_overflow(enum which_path path)
 {
@@ -235,6 +324,11 @@ int main(void)
     static const char realloc_line[] = "heaplab: realloc(): invalid pointer";
     static const char usable_line[] = "heaplab: malloc_usable_size(): invalid pointer";
     static const char any_line[] = "heaplab: ";
+    expected_line = mmap(NULL, LINE_MAX_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (expected_line == MAP_FAILED) {
+        printf("FAIL no shared page for the expected lines\n");
+        return 1;
+    }
 
     CHECK("the tag-overflow setup without an overflow frees cleanly (cache path)", exits_cleanly(no_overflow_cached));
     CHECK("the tag-overflow setup without an overflow frees cleanly (merge path)", exits_cleanly(no_overflow_merged));
@@ -275,6 +369,26 @@ int main(void)
                overflow1_free_next_merged, any_line);
     CHECK_DIES("free of the block after one overflowed by 8 bytes aborts (reuse cache full: merge)",
                overflow8_free_next_merged, any_line);
+
+
+    CHECK_DIES_EXACTLY("free of a medium block written 1 byte past its end: "
+                       "\"heaplab: free(): corrupted boundary tag after block <its address>\"",
+                       exact_free_overflowed);
+    CHECK_DIES_EXACTLY("free of the block after one overflowed by 1 byte: "
+                       "\"heaplab: free(): corrupted boundary tag of block <its address>\"",
+                       exact_free_next);
+    CHECK_DIES_EXACTLY("realloc growing a medium block written 1 byte past its end: "
+                       "\"heaplab: realloc(): corrupted boundary tag after block <its address>\"",
+                       exact_realloc_grow_overflowed);
+    CHECK_DIES_EXACTLY("realloc growing the block after one overflowed by 1 byte: "
+                       "\"heaplab: realloc(): corrupted boundary tag of block <its address>\"",
+                       exact_realloc_grow_next);
+    CHECK_DIES_EXACTLY("realloc shrinking a medium block written 1 byte past its end: "
+                       "\"heaplab: realloc(): corrupted boundary tag after block <its address>\"",
+                       exact_realloc_shrink_overflowed);
+    CHECK_DIES_EXACTLY("realloc shrinking the block after one overflowed by 1 byte: "
+                       "\"heaplab: realloc(): corrupted boundary tag of block <its address>\"",
+                       exact_realloc_shrink_next);
 
     CHECK("hl_check clean in the parent after the cases", hl_check() == 0);
     return tu_finish();

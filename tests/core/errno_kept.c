@@ -7,7 +7,11 @@
  * call, and checks the sentinel is still there: on every path, and on the
  * ones that make system calls whose failure does not fail the allocation
  * (naming a fresh mapping, mremap in place before a move, a futex wait on a
- * contended lock). */
+ * contended lock). The rest of the public API follows, one row per
+ * function of heaplab.h (reallocarray, memalign, valloc, pvalloc,
+ * usable_size, free_sized, free_aligned_sized on the small, medium and
+ * large paths; the stats, checker, route and cache switches). The preload
+ * library's standard names have their own test (errno_preload.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -75,6 +79,100 @@ static void *contend(void *arg)
     if (errno != SENTINEL)
         atomic_fetch_add(&thread_changes, 1);
     return NULL;
+}
+
+/* Every other function of heaplab.h, small, medium and large where the
+ * paths differ. */
+static void rest_of_api(void)
+{
+    static const size_t sizes[] = {200, 100 * KiB, 6 * MiB};
+    static const char *const paths[] = {"small", "medium", "large"};
+    char name[160];
+    for (size_t k = 0; k < 3; k++) {
+        const char *path = paths[k];
+        size_t size = sizes[k];
+        errno = SENTINEL;
+        void *r = hl_reallocarray(NULL, 4, size / 4);
+        snprintf(name, sizeof name, "errno kept by reallocarray(NULL, 4, %zu) (%s)", size / 4, path);
+        kept(name, r != NULL);
+        errno = SENTINEL;
+        void *r2 = hl_reallocarray(r, 8, size / 4);
+        snprintf(name, sizeof name, "errno kept by reallocarray growing it to 8 x %zu (%s)", size / 4, path);
+        kept(name, r2 != NULL);
+        errno = SENTINEL;
+        size_t usable = hl_usable_size(r2);
+        snprintf(name, sizeof name, "errno kept by usable_size (%s)", path);
+        kept(name, usable >= 2 * size);
+        errno = SENTINEL;
+        hl_free_sized(r2, 2 * size);
+        snprintf(name, sizeof name, "errno kept by free_sized (%s)", path);
+        kept(name, 1);
+
+        errno = SENTINEL;
+        void *m = hl_memalign(256, size);
+        snprintf(name, sizeof name, "errno kept by memalign(256, %zu) (%s request)", size, path);
+        kept(name, m != NULL && (uintptr_t)m % 256 == 0);
+        errno = SENTINEL;
+        void *m2 = hl_memalign(3000, size); /* not a power of two: rounded up to 4096 */
+        snprintf(name, sizeof name, "errno kept by memalign(3000, %zu) (%s request)", size, path);
+        kept(name, m2 != NULL && (uintptr_t)m2 % 4096 == 0);
+        errno = SENTINEL;
+        hl_free_aligned_sized(m, 256, size);
+        hl_free_aligned_sized(m2, 4096, size);
+        snprintf(name, sizeof name, "errno kept by free_aligned_sized (%s request)", path);
+        kept(name, 1);
+
+        errno = SENTINEL;
+        void *v = hl_valloc(size);
+        snprintf(name, sizeof name, "errno kept by valloc(%zu) (%s request)", size, path);
+        kept(name, v != NULL && (uintptr_t)v % 4096 == 0);
+        errno = SENTINEL;
+        void *pv = hl_pvalloc(size);
+        snprintf(name, sizeof name, "errno kept by pvalloc(%zu) (%s request)", size, path);
+        kept(name, pv != NULL && (uintptr_t)pv % 4096 == 0 && hl_usable_size(pv) >= ((size + 4095) & ~(size_t)4095));
+        errno = SENTINEL;
+        hl_free(v);
+        hl_free(pv);
+        snprintf(name, sizeof name, "errno kept by the frees of the valloc and pvalloc blocks (%s request)", path);
+        kept(name, 1);
+    }
+    errno = SENTINEL;
+    void *z = hl_pvalloc(0);
+    kept("errno kept by pvalloc(0) (one page)", z != NULL);
+    hl_free(z);
+
+    hl_stats_t st;
+    errno = SENTINEL;
+    hl_stats(&st);
+    kept("errno kept by hl_stats", st.mapped > 0);
+    errno = SENTINEL;
+    int balanced = hl_stats_balanced(&st);
+    kept("errno kept by hl_stats_balanced", balanced);
+    errno = SENTINEL;
+    int broken = hl_check();
+    kept("errno kept by hl_check (a clean heap)", broken == 0);
+    errno = SENTINEL;
+    enum hl_route route = hl_route(100 * KiB, 0);
+    kept("errno kept by hl_route", route == HL_ROUTE_MEDIUM);
+    errno = SENTINEL;
+    const char *route_name = hl_route_name(route);
+    kept("errno kept by hl_route_name", strcmp(route_name, "medium") == 0);
+    errno = SENTINEL;
+    int was_on = hl_set_tcache(0);
+    kept("errno kept by hl_set_tcache(0)", was_on == 1);
+    errno = SENTINEL;
+    int on = hl_tcache_enabled();
+    kept("errno kept by hl_tcache_enabled", on == 0);
+    errno = SENTINEL;
+    void *uncached = hl_malloc(64);
+    hl_free(uncached);
+    kept("errno kept by a malloc and free with the caches off", uncached != NULL);
+    errno = SENTINEL;
+    was_on = hl_set_tcache(1);
+    kept("errno kept by hl_set_tcache(1)", was_on == 0);
+    errno = SENTINEL;
+    const char *version = hl_version();
+    kept("errno kept by hl_version", version != NULL && version[0] != 0);
 }
 
 int main(void)
@@ -225,6 +323,7 @@ int main(void)
     errno = SENTINEL;
     hl_thread_flush();
     kept("errno kept by hl_thread_flush", 1);
+    rest_of_api();
     CHECK("hl_check clean after the errno table", hl_check() == 0);
     return tu_finish();
 }
