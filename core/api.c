@@ -297,6 +297,10 @@ void *hl_realloc(void *p, size_t size)
         core_fail_pointer(CORE_INVALID_REALLOC, p);
     if (size == 0) {
         /* glibc frees and returns NULL */
+        if (kind == KIND_MEDIUM) {
+            (void)medium_usable(p, CORE_INVALID_REALLOC);
+            medium_realloc_check_tags(p);
+        }
         hl_free(p);
         return NULL;
     }
@@ -320,8 +324,13 @@ void *hl_realloc(void *p, size_t size)
     }
     if (kind == KIND_MEDIUM) {
         size_t usable = medium_usable(p, CORE_INVALID_REALLOC);
-        if (size > SMALL_MAX && size <= MEDIUM_MAX && medium_resize_inplace(p, size) == 0)
-            return p;
+        if (size > SMALL_MAX && size <= MEDIUM_MAX) {
+            if (medium_resize_inplace(p, size) == 0)
+                return p;
+        } else {
+            /* (resize_inplace checked them otherwise) */
+            medium_realloc_check_tags(p);
+        }
         return realloc_move(p, usable, size);
     }
     size_t usable = large_usable(p, CORE_INVALID_REALLOC);

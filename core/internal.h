@@ -637,6 +637,9 @@ void medium_free(void *p) CORE_INTERNAL;
 size_t medium_usable(void *p, const char *what) CORE_INTERNAL;
 /* Resizes in place when possible; returns 0 on success. */
 int medium_resize_inplace(void *p, size_t size) CORE_INTERNAL;
+/* Before a realloc moves (or frees) live medium block p: its boundary
+ * tags, as free checks them, but a broken one is reported as realloc's. */
+void medium_realloc_check_tags(void *p) CORE_INTERNAL;
 /* as central_purge, for the free blocks of every arena */
 size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
 void medium_lock_all(void) CORE_INTERNAL;

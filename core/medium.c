@@ -639,6 +639,15 @@ void medium_free(void *p)
     decay_tick(&core_tc.slow_events);
 }
 
+void medium_realloc_check_tags(void *p)
+{
+    struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
+    struct arena *ar = &arenas[medium_seg_of(b)->arena];
+    core_mutex_lock(&ar->lock);
+    check_neighbour_tags(b, true);
+    core_mutex_unlock(&ar->lock);
+}
+
 int medium_resize_inplace(void *p, size_t size)
 {
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);

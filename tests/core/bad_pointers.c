@@ -13,7 +13,8 @@
  *     past) or "of block" (the block after it, whose tag was hit), and the
  *     address the program was given for that block; through free and
  *     through a realloc that stays in the medium heap (growing in place
- *     or shrinking).
+ *     or shrinking), one that moves the block to a small or large size,
+ *     and realloc(p, 0).
  * The cases run first, from a heap that has served nothing else, so a
  * child's first medium free of a size does go to the reuse cache. */
 #include <inttypes.h>
@@ -235,11 +236,13 @@ static void overflow8_free_next_merged(void)
 
 /* ---- the exact line of a broken tag, through free and realloc ---------- */
 
-enum tag_call { CALL_FREE, CALL_REALLOC_GROW, CALL_REALLOC_SHRINK };
+enum tag_call { CALL_FREE, CALL_REALLOC_GROW, CALL_REALLOC_SHRINK, CALL_REALLOC_TO_SMALL, CALL_REALLOC_TO_LARGE,
+                CALL_REALLOC_TO_ZERO };
 
 /* Three adjacent blocks a, b, c, one byte written past b; then b or c goes
  * to free, or to a realloc to a medium size (half again as big: it grows in
- * place or would; half as big: it shrinks in place). Before that call, the
+ * place or would; half as big: it shrinks in place), or to a realloc that
+ * moves it to a small or a large block, or to realloc(p, 0). Before that call, the
  * line it must end the program with goes into expected_line. */
 static void overflow1_then(enum tag_call call, enum which_free which)
 {
@@ -261,6 +264,15 @@ static void overflow1_then(enum tag_call call, enum which_free which)
         break;
     case CALL_REALLOC_SHRINK:
         hl_realloc(target, TAG_TEST_SIZE / 2);
+        break;
+    case CALL_REALLOC_TO_SMALL:
+        hl_realloc(target, 100);
+        break;
+    case CALL_REALLOC_TO_LARGE:
+        hl_realloc(target, (size_t)2 << 20);
+        break;
+    case CALL_REALLOC_TO_ZERO:
+        hl_realloc(target, 0);
         break;
     }
 }
@@ -288,6 +300,18 @@ static void exact_realloc_shrink_overflowed(void)
 static void exact_realloc_shrink_next(void)
 {
     overflow1_then(CALL_REALLOC_SHRINK, FREE_NEXT);
+}
+static void exact_realloc_to_small(void)
+{
+    overflow1_then(CALL_REALLOC_TO_SMALL, FREE_OVERFLOWED);
+}
+static void exact_realloc_to_large(void)
+{
+    overflow1_then(CALL_REALLOC_TO_LARGE, FREE_OVERFLOWED);
+}
+static void exact_realloc_to_zero_next(void)
+{
+    overflow1_then(CALL_REALLOC_TO_ZERO, FREE_NEXT);
 }
 
 /* the same blocks without the overflow: the setup itself is sound */
@@ -389,6 +413,15 @@ int main(void)
     CHECK_DIES_EXACTLY("realloc shrinking the block after one overflowed by 1 byte: "
                        "\"heaplab: realloc(): corrupted boundary tag of block <its address>\"",
                        exact_realloc_shrink_next);
+    CHECK_DIES_EXACTLY("realloc moving a medium block written 1 byte past its end to a small size: "
+                       "\"heaplab: realloc(): corrupted boundary tag after block <its address>\" (before the copy)",
+                       exact_realloc_to_small);
+    CHECK_DIES_EXACTLY("realloc moving a medium block written 1 byte past its end to a large size: "
+                       "\"heaplab: realloc(): corrupted boundary tag after block <its address>\" (before the copy)",
+                       exact_realloc_to_large);
+    CHECK_DIES_EXACTLY("realloc(p, 0) of the block after one overflowed by 1 byte: "
+                       "\"heaplab: realloc(): corrupted boundary tag of block <its address>\"",
+                       exact_realloc_to_zero_next);
 
     CHECK("hl_check clean in the parent after the cases", hl_check() == 0);
     return tu_finish();
