@@ -143,6 +143,14 @@ def test_the_compare_page_shows_each_cells_detectable_effect_spread_and_verdict(
     assert "| ±34% | unchanged; changes below 34% are not detectable with 9 repetitions |" in md
 
 
+def test_the_compare_page_names_the_command_that_wrote_it(tmp_path) -> None:
+    # it was written by compare --html-out, not by `run.py report` of its folder
+    page, _ = _comparison_page(tmp_path, compare.compare_runs(
+        load_run_folder(FIXTURES / "base"), load_run_folder(FIXTURES / "rerun")))
+    assert "Written by <code>./run.py compare … --html-out</code>" in page
+    assert "./run.py report" not in page
+
+
 def test_the_compare_page_warns_of_drift(tmp_path) -> None:
     page, _ = _comparison_page(tmp_path, compare.compare_allocators(
         load_run_folder(FIXTURES / "drifting"), "system"))

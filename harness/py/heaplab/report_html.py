@@ -530,8 +530,13 @@ def page(folder: Folder) -> str:
         body.append(steadiness)
     if nav:
         body.insert(2, "<nav>" + " ".join(nav) + "</nav>")
-    body.append(f'<p class="note">Written by <code>./run.py report {escape(str(folder.path))}</code> from '
-                f'the folder alone; the PNG and SVG charts and the Markdown and CSV tables are beside it.</p>')
+    if folder.kind == "compare":
+        body.append('<p class="note">Written by <code>./run.py compare … --html-out</code> from the '
+                    'comparison alone; <code>--json-out</code> and <code>--markdown-out</code> write '
+                    'the same verdicts as JSON and Markdown.</p>')
+    else:
+        body.append(f'<p class="note">Written by <code>./run.py report {escape(str(folder.path))}</code> from '
+                    f'the folder alone; the PNG and SVG charts and the Markdown and CSV tables are beside it.</p>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{escape(title)}</title>"
             f"<style>{CSS}</style></head><body>\n" + "\n".join(body)
