@@ -296,7 +296,7 @@ def spread_text(cell: dict[str, Any]) -> str:
     instruction count, which does not vary by chance."""
     if cell.get("metric") in DETERMINISTIC_METRICS:
         return "exact"
-    return stability.format_variation(stability.variation(cell["values"]))
+    return stability.format_variation(stability.variation(cell.get("values") or []))
 
 
 def group_rows(folder: Folder, group: str) -> list[dict[str, Any]]:
