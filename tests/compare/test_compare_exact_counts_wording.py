@@ -27,3 +27,14 @@ def test_no_instruction_count_regression_is_not_called_significant(fixtures, cli
 def test_timings_keep_their_test_and_p_value(fixtures, cli):
     code, out, _ = cli(compare, fixtures / "base", fixtures / "slower")
     assert "Mann-Whitney" in out and "(p < 0.05)" in out.rstrip().splitlines()[-1]
+
+
+def test_instruction_count_rows_give_no_spread_or_detectable_effect(fixtures, cli):
+    # counts do not vary by chance: spread, p and detectable all say "exact"
+    _, out, _ = cli(compare, fixtures / "instr-a", fixtures / "instr-b", "--metric", "instructions")
+    rows = [line for line in out.splitlines() if line.startswith("| tmalloc-st-64 | 1 |")]
+    assert len(rows) == 3
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[6] == "exact" and cells[9] == "exact" and cells[10] == "exact", cells
+    assert "cv " not in out

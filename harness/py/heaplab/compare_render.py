@@ -114,18 +114,31 @@ def _env_line(run_machines: list[MachineId]) -> str:
 FEW_REPS_PREFIX = "fewer than "
 
 
-def _notes_markdown(cells: Sequence[CellComparison]) -> list[str]:
-    """The cells' warnings, one line per cell; when several cells have too
-    few repetitions the report's summary warning says so once, and their
-    lines leave it out (a folder of 125 cells gave 125 such lines)."""
-    few = [cell for cell in cells if any(w.startswith(FEW_REPS_PREFIX) for w in cell.warnings)]
+def cell_notes(cells: Sequence[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
+    """(cell, its warnings) for the cells that have any, given as (cell,
+    warnings) pairs; when several cells have too few repetitions the
+    comparison's summary warning says so once, and their notes leave it out
+    (a folder of 125 cells gave 125 such lines). The Markdown and the HTML
+    page both list these."""
+    few = [name for name, warnings in cells if any(w.startswith(FEW_REPS_PREFIX) for w in warnings)]
     fold = len(few) > 1
-    lines: list[str] = []
-    for cell in cells:
-        own = [w for w in cell.warnings if not (fold and w.startswith(FEW_REPS_PREFIX))]
+    out = []
+    for name, warnings in cells:
+        own = [w for w in warnings if not (fold and w.startswith(FEW_REPS_PREFIX))]
         if own:
-            lines.append(f"- {_md(cell.workload)}, threads {_md(cell.threads)}, "
-                         f"{_md(cell.allocator)}: {_md('; '.join(own))}")
+            out.append((name, own))
+    return out
+
+
+def cell_name(workload: Any, threads: Any, allocator: Any) -> str:
+    return f"{workload}, threads {threads}, {allocator}"
+
+
+def _notes_markdown(cells: Sequence[CellComparison]) -> list[str]:
+    """The cells' warnings, one line per cell (cell_notes)."""
+    found = cell_notes([(f"{_md(cell.workload)}, threads {_md(cell.threads)}, {_md(cell.allocator)}",
+                         cell.warnings) for cell in cells])
+    lines = [f"- {name}: {_md('; '.join(own))}" for name, own in found]
     return ["⚠ notes:", "", *lines, ""] if lines else []
 
 
@@ -153,9 +166,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines.append(f"- {perop.SUFFIX}: instructions per operation, the count over the "
                      f"allocator calls the workload made (its documents' `operations`)")
     if not exact_only(c):
-        lines.append(f"- detectable: the smallest change the test flags in "
-                     f"{detectable.POWER:.0%} of {detectable.TRIALS} resamplings of the cell's own "
-                     f"repetitions (spread: max ÷ min and coefficient of variation)")
+        lines.append(f"- {detectable_method_text(detectable.POWER, detectable.TRIALS)}")
     lines.append("")
     for warning in c.warnings:
         lines.append(f"> **Warning:** {_md(warning)}")
@@ -220,39 +231,66 @@ def _tests_text(comparison: Comparison) -> str:
     return "; ".join(tests)
 
 
-def _spread_text(cell: CellComparison) -> str:
-    sides = [s for s in (cell.base, cell.new) if s is not None and s.n]
+def detectable_method_text(power: float, trials: int) -> str:
+    return (f"detectable: the smallest change the test flags in {power:.0%} of {trials} "
+            f"resamplings of the cell's own repetitions (spread: max ÷ min and coefficient of "
+            f"variation; exact counts have neither)")
+
+
+def spread_text(test: str | None, sides: Sequence[tuple[float | None, float | None]]) -> str:
+    """`×1.60, cv 16.1% · ×1.58, cv 15.9%`: each side's (max ÷ min, cv);
+    `exact` for instruction counts, which do not vary by chance."""
+    if test == "deterministic":
+        return "exact"
     if not sides:
         return "–"
-    return " · ".join(stability.format_variation(stability.Variation(s.max_over_min, s.cv))
-                      for s in sides)
+    return " · ".join(stability.format_variation(stability.Variation(ratio, cv))
+                      for ratio, cv in sides)
+
+
+def _spread_text(cell: CellComparison) -> str:
+    return spread_text(cell.test, [(s.max_over_min, s.cv) for s in (cell.base, cell.new)
+                                   if s is not None and s.n])
 
 
 def format_effect(effect: float) -> str:
     return f"±{effect:.0%}" if effect >= 0.01 else f"±{effect:.1%}"
 
 
-def _detectable_text(cell: CellComparison) -> str:
-    if cell.test == "deterministic":
+def detectable_text(test: str | None, effect: float | None) -> str:
+    """The detectable column: `±34%`, `none` (too few repetitions for any
+    p < alpha), `exact` (instruction counts), `–` (no test ran)."""
+    if test == "deterministic":
         return "exact"
-    if cell.test is None:
+    if test is None:
         return "–"
-    return "none" if cell.detectable is None else format_effect(cell.detectable.effect)
+    return "none" if effect is None else format_effect(effect)
+
+
+def _detectable_text(cell: CellComparison) -> str:
+    return detectable_text(cell.test, cell.detectable.effect if cell.detectable else None)
+
+
+def detectable_note(test: str | None, verdict: str, effect: float | None, n: int,
+                    threshold: float) -> str:
+    """`; changes below 34% are not detectable with 9 repetitions` beside a
+    verdict that the noise makes uninformative ("not significant", or
+    "unchanged" with a detectable effect above the threshold); n: the
+    repetitions the test had (pairs, or the smaller side)."""
+    if test in (None, "deterministic") or verdict not in (NOT_SIGNIFICANT, UNCHANGED):
+        return ""
+    if effect is None:
+        return f"; no change is detectable with {n} repetitions"
+    if verdict == UNCHANGED and effect <= threshold:
+        return ""
+    return f"; changes below {effect:.0%} are not detectable with {n} repetitions"
 
 
 def _detectable_note(cell: CellComparison, threshold: float) -> str:
-    """`; changes below 34% are not detectable` beside a verdict that the
-    noise makes uninformative ("not significant", or "unchanged" with a
-    detectable effect above the threshold)."""
-    if cell.test in (None, "deterministic") or cell.verdict not in (NOT_SIGNIFICANT, UNCHANGED):
-        return ""
     n = cell.paired.n if cell.paired else min(cell.base.n if cell.base else 0,
                                                 cell.new.n if cell.new else 0)
-    if cell.detectable is None:
-        return f"; no change is detectable with {n} repetitions"
-    if cell.verdict == UNCHANGED and cell.detectable.effect <= threshold:
-        return ""
-    return f"; changes below {cell.detectable.effect:.0%} are not detectable with {n} repetitions"
+    return detectable_note(cell.test, cell.verdict,
+                           cell.detectable.effect if cell.detectable else None, n, threshold)
 
 
 def _geomean_words(ratio: float) -> str:

@@ -5,11 +5,16 @@ few lines of script only sort tables and the page reads fully without them.
 In the order a reader wants: what was run; the verdicts, where there are
 any; the published tables reproduced; then per workload group its table
 beside its chart, and its memory-by-phase, memory-over-time and thread
-scaling charts.
+scaling charts; last, as under tables.md's tables, the drift warnings and
+the recommendation (run_notes, the same lines).
 
-A table cell is the median with its min–max and its ratio to the baseline;
-hovering it shows every repetition (a title attribute, no script). A cell
-without a figure says why (crashed, timeout, not installed).
+A table cell is the median with its min–max, the spread of its repetitions
+(max ÷ min and coefficient of variation, stability; "exact" for instruction
+counts) and its ratio to the baseline; hovering it shows every repetition
+(a title attribute, no script). A cell without a figure says why (crashed,
+timeout, not installed). A comparison's cells carry the detectable effect,
+spread and verdict wording of compare's Markdown (compare_render), and the
+cells' warnings, drift among them.
 """
 from __future__ import annotations
 
@@ -17,7 +22,8 @@ import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from . import fmt, perop, report_data, report_svg, tables
+from . import advice, compare_render, fmt, perop, report_data, report_svg, run_notes, stability, tables
+from .comparison import DETERMINISTIC_METRICS
 from .compare_render import format_p
 from .reproduced import with_version
 from .report_data import Folder
@@ -38,7 +44,7 @@ th[data-sortable]{cursor:pointer}
 td.failed{background:#fde8e8;color:#8a1c1c}td.missing{color:#777}
 .pair{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 .pair>div{flex:1 1 560px;min-width:0;overflow-x:auto}.pair>div.tbl{flex:0 1 auto;max-width:100%}
-.pair>div.fig{flex:1 1 400px;max-width:560px}
+.pair>div.fig{flex:1 1 380px;max-width:560px}
 figure{margin:8px 0}figcaption{font-size:12px;color:#555;max-width:760px}
 svg.chart{max-width:100%;height:auto}
 .v-faster{background:#e3f4e6}.v-slower,.v-new_failed{background:#fde8e8}
@@ -180,9 +186,13 @@ def verdicts(comparison: report_data.Comparison) -> str:
                            "cells"),
                           ([_td(str(g["allocator"])), _td(fmt.ratio(g.get("ratio")), "num", g.get("ratio")),
                             _td(str(g.get("cells")), "num", g.get("cells"))] for g in geo)))
+    for w in doc.get("warnings") or []:
+        out.append(f"<blockquote><b>Warning:</b> {escape(str(w))}</blockquote>")
     head = ("group", "workload", "threads", "allocator", "metric", "BASE" if runs else "baseline",
-            "NEW" if runs else "allocator's", "ratio", "p", "verdict")
+            "NEW" if runs else "allocator's", "spread (max÷min, cv)", "ratio", "p", "detectable",
+            "verdict")
     order = {code: i for i, code in enumerate(VERDICT_ORDER)}
+    threshold = doc.get("threshold", advice.DEFAULT_THRESHOLD)
     rows = []
     for c in sorted(cells, key=lambda c: (order.get(c.get("verdict"), 99), c.get("group") or "",
                                           c.get("workload") or "")):
@@ -190,20 +200,45 @@ def verdicts(comparison: report_data.Comparison) -> str:
         new, new_v = _side_text(c.get("new"))
         ratio = c.get("ratio")
         verdict = str(c.get("verdict"))
+        test = c.get("test")
+        effect = (c.get("detectable") or {}).get("effect")
+        sides = [(s.get("max_over_min"), s.get("cv")) for s in (c.get("base"), c.get("new"))
+                 if s and s.get("n")]
+        note = compare_render.detectable_note(test, verdict, effect, _tested_n(c), threshold)
         rows.append([_td(c.get("group") or ""), _td(c.get("workload") or ""),
                      _td(str(c.get("threads")), "num", c.get("threads")),
                      _td(str(c.get("allocator"))), _td(f"{c.get('metric')} ({c.get('unit')}, {c.get('better')} is better)"),
                      _td(base, "num", base_v), _td(new, "num", new_v),
+                     _td(compare_render.spread_text(test, sides), "num"),
                      _td(fmt.ratio(ratio), "num", ratio),
-                     _td("" if c.get("p_value") is None else format_p(c["p_value"]), "num", c.get("p_value")),
-                     _td(VERDICT_WORDS.get(verdict, verdict), f"v-{verdict}", order.get(verdict))])
+                     _td("exact" if test == "deterministic" else
+                         "" if c.get("p_value") is None else format_p(c["p_value"]), "num", c.get("p_value")),
+                     _td(compare_render.detectable_text(test, effect), "num", effect),
+                     _td(VERDICT_WORDS.get(verdict, verdict) + note + (" ⚠" if c.get("warnings") else ""),
+                         f"v-{verdict}", order.get(verdict))])
     out.append(_table(head, rows))
-    for w in doc.get("warnings") or []:
-        out.append(f'<p class="note">warning: {escape(str(w))}</p>')
-    advice = (doc.get("recommendation") or {}).get("text")
-    if advice:
-        out.append(f"<blockquote>{escape(advice)}</blockquote>")
+    method = doc.get("detectable_method") or {}
+    if method and any(c.get("test") not in (None, "deterministic") for c in cells):
+        out.append(f'<p class="note">'
+                   f'{escape(compare_render.detectable_method_text(method.get("power", 0), method.get("trials", 0)))}.</p>')
+    notes = compare_render.cell_notes([(compare_render.cell_name(c.get("workload"), c.get("threads"),
+                                                                 c.get("allocator")),
+                                        [str(w) for w in c.get("warnings") or []]) for c in cells])
+    if notes:
+        out.append("<p>⚠ notes:</p><ul>" + "".join(f"<li>{escape(name)}: {escape('; '.join(own))}</li>"
+                                                   for name, own in notes) + "</ul>")
+    recommendation = (doc.get("recommendation") or {}).get("text")
+    if recommendation:
+        out.append(f"<blockquote>{escape(recommendation)}</blockquote>")
     return "\n".join(out)
+
+
+def _tested_n(cell: dict[str, Any]) -> int:
+    """The repetitions a compare document's cell was tested with: its pairs,
+    or the smaller side."""
+    if cell.get("paired"):
+        return int(cell["paired"].get("n") or 0)
+    return min(int((cell.get(side) or {}).get("n") or 0) for side in ("base", "new"))
 
 
 # ------------------------------------------------------------ group tables
@@ -231,8 +266,8 @@ def _cell_td(cell: dict[str, Any] | None, baseline: str, divisor: float = 1.0) -
 
 def _figure_td(cell: dict[str, Any], baseline: str, title: str, divisor: float = 1.0) -> str:
     """The median and its ratio on one line, the min–max (and failed
-    repetitions) small below: narrow columns, so a table of six allocators
-    fits beside its chart."""
+    repetitions) small below, and below that the spread (max ÷ min, cv):
+    narrow columns, so a table of six allocators fits beside its chart."""
     ratio = cell.get("ratio_to_system")
     top = f"<b>{escape(fmt.number(cell['median'] / divisor))}</b>"
     if ratio is not None and cell["allocator"] != baseline:
@@ -247,9 +282,21 @@ def _figure_td(cell: dict[str, Any], baseline: str, title: str, divisor: float =
         labels = ", ".join(sorted({f["label"] for f in failures}))
         below.append(f"{len(failures)} of {len(failures) + cell['n']} {labels}")
     cls = "num failed" if failures else "num"
-    small = f"<br><small>{escape('; '.join(below))}</small>" if below else ""
+    lines = ["; ".join(below)] if below else []
+    if cell["n"] > 1:
+        lines.append(spread_text(cell))
+    small = "".join(f"<br><small>{escape(line)}</small>" for line in lines)
     return (f'<td class="{cls}" data-sort="{cell["median"]:.6g}" title="{escape(title)}">'
             f"{top}{small}</td>")
+
+
+def spread_text(cell: dict[str, Any]) -> str:
+    """`×1.57, cv 15.2%` (max ÷ min and coefficient of variation of the
+    repetitions, as tables.md's spread table has them); `exact` for an
+    instruction count, which does not vary by chance."""
+    if cell.get("metric") in DETERMINISTIC_METRICS:
+        return "exact"
+    return stability.format_variation(stability.variation(cell.get("values") or []))
 
 
 def group_rows(folder: Folder, group: str) -> list[dict[str, Any]]:
@@ -428,6 +475,16 @@ TITLES = {"run": "run", "reproduce": "published tables reproduced", "merge": "me
           "ci": "CI: instruction counts", "compare": "comparison"}
 
 
+def run_notes_html(folder: Folder) -> str | None:
+    """The drift warnings and the recommendation under tables.md's tables
+    (run_notes.notes, the same lines), or None when there are none."""
+    summary = folder.summary
+    if not summary.get("cells") or not summary.get("baseline"):
+        return None
+    lines = run_notes.notes(summary)
+    return markdown_html("\n".join(lines)) if any(line.strip() for line in lines) else None
+
+
 def groups(folder: Folder) -> list[str]:
     return list(dict.fromkeys(r.get("group") or "" for r in folder.summary.get("rows") or []))
 
@@ -453,8 +510,11 @@ def page(folder: Folder) -> str:
         body.append(f'<h2 id="group-{_anchor(name)}">{escape(name)}</h2>')
         reps = folder.summary.get("reps")
         each = "one repetition" if reps == 1 else f"median of {reps or 'the'} repetitions (min–max)"
+        spread = ("" if reps == 1 else "; below it the spread of the repetitions: max ÷ min and "
+                  "their coefficient of variation (standard deviation ÷ mean), or exact for "
+                  "instruction counts")
         body.append(f'<p class="note">Each cell: {each}, then ×ratio of that figure to '
-                    f'{escape(str(folder.summary.get("baseline") or "system"))}\'s. '
+                    f'{escape(str(folder.summary.get("baseline") or "system"))}\'s{spread}. '
                     f'Hover a cell for every repetition; click a heading to sort.</p>')
         chart = group_ratio_chart(folder, group)
         body.append('<div class="pair"><div class="tbl">' + group_table(folder, group) + "</div>"
@@ -462,10 +522,21 @@ def page(folder: Folder) -> str:
         charts = memory_charts(folder, group)
         if charts:
             body.append('<div class="pair">' + "".join(f"<div>{c}</div>" for c in charts) + "</div>")
+    # after the tables, as tables.md has them; the nav links to them
+    steadiness = run_notes_html(folder)
+    if steadiness:
+        nav.append('<a href="#steadiness">drift and noise</a>')
+        body.append('<h2 id="steadiness">Drift and noise</h2>')
+        body.append(steadiness)
     if nav:
         body.insert(2, "<nav>" + " ".join(nav) + "</nav>")
-    body.append(f'<p class="note">Written by <code>./run.py report {escape(str(folder.path))}</code> from '
-                f'the folder alone; the PNG and SVG charts and the Markdown and CSV tables are beside it.</p>')
+    if folder.kind == "compare":
+        body.append('<p class="note">Written by <code>./run.py compare … --html-out</code> from the '
+                    'comparison alone; <code>--json-out</code> and <code>--markdown-out</code> write '
+                    'the same verdicts as JSON and Markdown.</p>')
+    else:
+        body.append(f'<p class="note">Written by <code>./run.py report {escape(str(folder.path))}</code> from '
+                    f'the folder alone; the PNG and SVG charts and the Markdown and CSV tables are beside it.</p>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{escape(title)}</title>"
             f"<style>{CSS}</style></head><body>\n" + "\n".join(body)
