@@ -126,7 +126,7 @@ static CORE_NOINLINE void free_other_slow(void *p)
         return;
     enum seg_kind kind = registry_kind((uintptr_t)p);
     if (kind == KIND_MEDIUM)
-        medium_free(p);
+        medium_free(p, false);
     else if (kind_is_large(kind))
         large_free(p);
     else
@@ -297,11 +297,10 @@ void *hl_realloc(void *p, size_t size)
         core_fail_pointer(CORE_INVALID_REALLOC, p);
     if (size == 0) {
         /* glibc frees and returns NULL */
-        if (kind == KIND_MEDIUM) {
-            (void)medium_usable(p, CORE_INVALID_REALLOC);
-            medium_realloc_check_tags(p);
-        }
-        hl_free(p);
+        if (kind == KIND_MEDIUM)
+            medium_free(p, true);
+        else
+            hl_free(p);
         return NULL;
     }
     if (size > PTRDIFF_MAX) {

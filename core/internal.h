@@ -631,14 +631,17 @@ void tcache_apply_mode(void) CORE_INTERNAL;
 
 #define MEDIUM_ARENAS 4
 void *medium_malloc(size_t size) CORE_INTERNAL;
-void medium_free(void *p) CORE_INTERNAL;
+/* in_realloc: a realloc(p, 0) frees p, and a bad pointer or a broken tag
+ * is reported as realloc's */
+void medium_free(void *p, bool in_realloc) CORE_INTERNAL;
 /* Validates p as a live medium block, aborting naming `what` (the function
  * called, "free(): invalid pointer") otherwise, and returns its usable size. */
 size_t medium_usable(void *p, const char *what) CORE_INTERNAL;
 /* Resizes in place when possible; returns 0 on success. */
 int medium_resize_inplace(void *p, size_t size) CORE_INTERNAL;
-/* Before a realloc moves (or frees) live medium block p: its boundary
- * tags, as free checks them, but a broken one is reported as realloc's. */
+/* Before a realloc copies live medium block p elsewhere: its boundary
+ * tags, as free checks them (a broken size must not be copied through),
+ * but a broken one is reported as realloc's. */
 void medium_realloc_check_tags(void *p) CORE_INTERNAL;
 /* as central_purge, for the free blocks of every arena */
 size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;

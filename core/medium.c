@@ -618,15 +618,15 @@ static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
         fail_tags(b, false, in_realloc);
 }
 
-void medium_free(void *p)
+void medium_free(void *p, bool in_realloc)
 {
-    medium_validate(p, CORE_INVALID_FREE);
+    medium_validate(p, in_realloc ? CORE_INVALID_REALLOC : CORE_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     unsigned index = medium_seg_of(b)->arena;
     struct arena *ar = &arenas[index];
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(&ar->lock);
-    check_neighbour_tags(b, false);
+    check_neighbour_tags(b, in_realloc);
     size_t before = free_resident(ar);
     size_t request = b->request;
     if (!reuse_put(ar, b, now))

@@ -286,9 +286,15 @@ def detectable_note(test: str | None, verdict: str, effect: float | None, n: int
     return f"; changes below {effect:.0%} are not detectable with {n} repetitions"
 
 
+def tested_n(paired_n: int | None, base_n: int, new_n: int) -> int:
+    """The repetitions a cell's test had: its pairs when paired, else the
+    smaller side."""
+    return paired_n if paired_n is not None else min(base_n, new_n)
+
+
 def _detectable_note(cell: CellComparison, threshold: float) -> str:
-    n = cell.paired.n if cell.paired else min(cell.base.n if cell.base else 0,
-                                                cell.new.n if cell.new else 0)
+    n = tested_n(cell.paired.n if cell.paired else None,
+                 cell.base.n if cell.base else 0, cell.new.n if cell.new else 0)
     return detectable_note(cell.test, cell.verdict,
                            cell.detectable.effect if cell.detectable else None, n, threshold)
 

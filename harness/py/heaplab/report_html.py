@@ -22,7 +22,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Sequence
 
-from . import advice, compare_render, fmt, perop, report_data, report_svg, run_notes, stability, tables
+from . import advice, compare_render, fmt, report_data, report_svg, run_notes, stability, tables
 from .comparison import DETERMINISTIC_METRICS
 from .compare_render import format_p
 from .reproduced import with_version
@@ -155,12 +155,8 @@ def _side_text(side: dict[str, Any] | None) -> tuple[str, float | None]:
     if not side or side.get("median") is None:
         return ("failed" if side and side.get("failed") else "–"), None
     text = fmt.number(side["median"])
-    inside = []
-    if (side.get("n") or 0) > 1:
-        inside.append(f"{fmt.number(side['min'])}–{fmt.number(side['max'])}")
-    # instructions per operation (compare documents written before it: none)
-    if side.get("per_operation") is not None:
-        inside.append(perop.text(side["per_operation"]))
+    # (compare documents written before per-operation figures have none)
+    inside = tables.range_parts(side)
     if inside:
         text += f" ({', '.join(inside)})"
     return text, side["median"]
@@ -234,11 +230,10 @@ def verdicts(comparison: report_data.Comparison) -> str:
 
 
 def _tested_n(cell: dict[str, Any]) -> int:
-    """The repetitions a compare document's cell was tested with: its pairs,
-    or the smaller side."""
-    if cell.get("paired"):
-        return int(cell["paired"].get("n") or 0)
-    return min(int((cell.get(side) or {}).get("n") or 0) for side in ("base", "new"))
+    """The repetitions a compare document's cell was tested with."""
+    paired = cell.get("paired")
+    return compare_render.tested_n(int(paired.get("n") or 0) if paired else None,
+                                   *(int((cell.get(side) or {}).get("n") or 0) for side in ("base", "new")))
 
 
 # ------------------------------------------------------------ group tables
@@ -272,11 +267,7 @@ def _figure_td(cell: dict[str, Any], baseline: str, title: str, divisor: float =
     top = f"<b>{escape(fmt.number(cell['median'] / divisor))}</b>"
     if ratio is not None and cell["allocator"] != baseline:
         top += f" {escape(fmt.ratio(ratio))}"
-    below = []
-    if cell["n"] > 1:
-        below.append(f"{fmt.number(cell['min'] / divisor)}–{fmt.number(cell['max'] / divisor)}")
-    if cell.get("per_operation") is not None:
-        below.append(perop.text(cell["per_operation"]))
+    below = tables.range_parts(cell, divisor)
     failures = cell.get("failures") or []
     if failures:
         labels = ", ".join(sorted({f["label"] for f in failures}))

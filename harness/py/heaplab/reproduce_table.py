@@ -390,14 +390,9 @@ def _cell_text(cell: CellResult, row: Row) -> str:
         pub += f" ({fmt_ratio(cell.published_ratio)})"
     if row.suspect and cell.published is not None:
         pub += " (suspect)"
-    if cell.measured is None:
-        here = cell.failure or NOT_MEASURED
-    else:
-        here = fmt_measured(cell.measured)
-        if cell.measured_min is not None and cell.measured_max is not None and row.statistic == "median":
-            here += f" [{fmt_measured(cell.measured_min)}–{fmt_measured(cell.measured_max)}]"
-        if cell.measured_ratio is not None:
-            here += f" ({fmt_ratio(cell.measured_ratio)})"
+    here = _measured_text(cell, with_range=row.statistic == "median")
+    if cell.measured is not None and cell.measured_ratio is not None:
+        here += f" ({fmt_ratio(cell.measured_ratio)})"
     return f"published {pub} · here {here}"
 
 
@@ -472,11 +467,13 @@ def _layout_allocator_rows(result: TableResult) -> list[str]:
     return _md_table(header, lines)
 
 
-def _measured_text(cell: CellResult) -> str:
+def _measured_text(cell: CellResult, with_range: bool = True) -> str:
+    """This machine's figure of a cell, with its min–max (`with_range`), or
+    why there is none."""
     if cell.measured is None:
         return cell.failure or NOT_MEASURED
     text = fmt_measured(cell.measured)
-    if cell.measured_min is not None and cell.measured_max is not None:
+    if with_range and cell.measured_min is not None and cell.measured_max is not None:
         text += f" [{fmt_measured(cell.measured_min)}–{fmt_measured(cell.measured_max)}]"
     return text
 

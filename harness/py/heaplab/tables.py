@@ -31,6 +31,18 @@ _one_line = fmt.one_line
 _md_escape = fmt.md
 
 
+def range_parts(figure: dict[str, Any], divisor: float = 1.0) -> list[str]:
+    """What goes beside a median (a table cell's or a compare side's): its
+    min–max when it has more than one repetition, and instructions per
+    operation when it has them; figures divided by `divisor`."""
+    parts = []
+    if (figure.get("n") or 0) > 1:
+        parts.append(f"{fmt_number(figure['min'] / divisor)}–{fmt_number(figure['max'] / divisor)}")
+    if figure.get("per_operation") is not None:
+        parts.append(perop.text(figure["per_operation"]))
+    return parts
+
+
 def cell_text(cell: dict[str, Any], baseline: str = BASELINE, reps: int | None = None,
               divisor: float = 1.0) -> str:
     """What one table cell says (Markdown and plain text): the median, in
@@ -41,11 +53,7 @@ def cell_text(cell: dict[str, Any], baseline: str = BASELINE, reps: int | None =
     status = cell["status"]
     if status == STATUS_OK:
         text = fmt_number(cell["median"] / divisor)
-        inside = []
-        if cell["n"] > 1:
-            inside.append(f"{fmt_number(cell['min'] / divisor)}–{fmt_number(cell['max'] / divisor)}")
-        if cell.get("per_operation") is not None:
-            inside.append(perop.text(cell["per_operation"]))
+        inside = range_parts(cell, divisor)
         if inside:
             text += f" ({', '.join(inside)})"
         if isinstance(reps, int) and cell["n"] < reps:
