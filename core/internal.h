@@ -597,6 +597,8 @@ struct thread_list {
     _Atomic size_t small_requested, allocs;
     /* live threads set up on each thread arena */
     unsigned arena_threads[THREAD_ARENAS];
+    /* their sum, for the decay's lock-free read (stored under the lock) */
+    _Atomic unsigned live;
     /* blocks per class held by the caches of threads that did not survive
      * a fork, or in their hands at the fork: lost to this process, counted
      * as cached (central_recount_after_fork) */
@@ -675,7 +677,9 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 /* Free small pages and medium blocks go back to the OS at once, oldest
  * first, while more than RETAIN_BYTES of free memory is resident (each
  * path's down to three quarters of RETAIN_BYTES), except
- * small spans that had a block freed in the last REUSE_GRACE_MS, while no
+ * small spans that had a block freed in the last REUSE_GRACE_MS (times
+ * the threads per CPU when more threads are set up than the process has
+ * CPUs, up to REUSE_GRACE_STRETCH times), while no
  * more than the young allowance is free (decay.c: YOUNG_FREE_MIN, doubled up
  * to YOUNG_FREE_MAX for a program that keeps reallocating what it freed,
  * halved again after LONG_DECAY_MS without); below that budget only after
@@ -691,6 +695,7 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 #define LONG_DECAY_MS 1000
 #define RETAIN_BYTES ((size_t)64 << 20)
 #define REUSE_GRACE_MS 100
+#define REUSE_GRACE_STRETCH 4
 #define YOUNG_FREE_MIN ((size_t)128 << 20)
 #define YOUNG_FREE_MAX ((size_t)1 << 30)
 /* Cached large mappings are unmapped after this long. */
