@@ -170,3 +170,13 @@ def test_the_suite_runs_end_to_end_at_tiny_sizes(runner_path: pathlib.Path, buil
         # and the table says so, from the evidence
         assert "prog-redis: the system column is jemalloc, not glibc" in tables
     assert "prog-sqlite: the system column" not in tables
+
+
+def test_run_py_test_installs_the_programs_its_suite_runs() -> None:
+    # a fresh machine's `./run.py test` runs the programs suite's tests, so
+    # its set-up must install every program they start; the sanitizer-only
+    # suites need none of them
+    from heaplab import cmd_test, programs
+    for package in programs.PACKAGES:
+        assert package in cmd_test.packages_for(["ctest", "pytest"]), package
+        assert package not in cmd_test.packages_for(["ctest", "asan", "tsan"]), package

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from . import build, deps, paths, pythons
+from . import build, deps, paths, programs, pythons
 
 SUITES = ("ctest", "asan", "tsan", "pytest")
 SANITIZER_EXCLUDE = "preload|nosan"
@@ -181,9 +181,12 @@ def chosen_suites(only: str | None, no_sanitizers: bool) -> list[str]:
 
 
 def packages_for(suites: Sequence[str]) -> tuple[str, ...]:
-    """The Debian packages the chosen suites need: Chromium only for pytest
-    (tests/report renders the report in it)."""
-    return deps.TEST_PACKAGES + (deps.REPORT_TEST_PACKAGES if "pytest" in suites else ())
+    """The Debian packages the chosen suites need: Chromium (tests/report
+    renders the report in it) and the programs suite's programs (its tests
+    run each one) only for pytest."""
+    if "pytest" not in suites:
+        return deps.TEST_PACKAGES
+    return deps.TEST_PACKAGES + deps.REPORT_TEST_PACKAGES + programs.PACKAGES
 
 
 def main(args: argparse.Namespace) -> int:
