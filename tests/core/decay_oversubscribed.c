@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "heaplab.h"
+#include "decay_util.h"
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
@@ -42,20 +43,6 @@ static void pause_until(double t)
         struct timespec ts = {(time_t)(left / 1e3), (long)((left - (double)(time_t)(left / 1e3) * 1e3) * 1e6)};
         nanosleep(&ts, NULL);
     }
-}
-
-static size_t free_resident(void)
-{
-    hl_stats_t st;
-    hl_stats(&st);
-    return st.page_free + st.medium_free;
-}
-
-/* slow-path events, on which the decay runs: medium blocks always take it */
-static void slow_events(int n)
-{
-    for (int i = 0; i < n; i++)
-        hl_free(hl_malloc(40000));
 }
 
 /* Allocates BURST in written 8 KiB blocks and frees them; returns when the

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "heaplab.h"
+#include "decay_util.h"
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
@@ -41,20 +42,6 @@ static void pause_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-static size_t free_resident(void)
-{
-    hl_stats_t st;
-    hl_stats(&st);
-    return st.page_free + st.medium_free;
-}
-
-/* slow-path events after a pause: medium blocks always take the slow path */
-static void slow_events(int n)
-{
-    for (int i = 0; i < n; i++)
-        hl_free(hl_malloc(40000));
 }
 
 /* Allocates and frees `bytes`; returns the free resident bytes right after,
