@@ -597,7 +597,7 @@ struct thread_list {
     _Atomic size_t small_requested, allocs;
     /* live threads set up on each thread arena */
     unsigned arena_threads[THREAD_ARENAS];
-    /* their sum, for the decay's lock-free read (stored under the lock) */
+    /* their sum, for the decay's lock-free read (changed under the lock) */
     _Atomic unsigned live;
     /* blocks per class held by the caches of threads that did not survive
      * a fork, or in their hands at the fork: lost to this process, counted

@@ -164,8 +164,7 @@ static void thread_exit(void *arg)
     if (tc->next)
         tc->next->prev = tc->prev;
     core_threads.arena_threads[tc->arena]--;
-    atomic_store_explicit(&core_threads.live, atomic_load_explicit(&core_threads.live, memory_order_relaxed) - 1,
-                          memory_order_relaxed);
+    atomic_fetch_sub_explicit(&core_threads.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.small_requested, tc->small_requested, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
@@ -225,8 +224,7 @@ static void thread_setup(struct tcache *tc)
         if (core_threads.arena_threads[a] < core_threads.arena_threads[arena])
             arena = a;
     core_threads.arena_threads[arena]++;
-    atomic_store_explicit(&core_threads.live, atomic_load_explicit(&core_threads.live, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.live, 1, memory_order_relaxed);
     tc->arena = (uint8_t)arena;
     tc->prev = NULL;
     tc->next = core_threads.head;

@@ -19,7 +19,7 @@
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
-#define BLOCK 8192
+#define BLOCK DECAY_BLOCK
 #define SLACK (2 * MIB)
 #define GRACE_MS 100
 #define IDLE_THREADS 3
@@ -30,33 +30,19 @@
 static void *blocks[BURST / BLOCK];
 static pthread_barrier_t set_up, release;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void pause_until(double t)
 {
-    for (double left; (left = t - now_ms()) > 0;) {
-        struct timespec ts = {(time_t)(left / 1e3), (long)((left - (double)(time_t)(left / 1e3) * 1e3) * 1e6)};
-        nanosleep(&ts, NULL);
-    }
+    double left = t - now_ms();
+    if (left > 0)
+        pause_ms((long)left + 1);
 }
 
 /* Allocates BURST in written 8 KiB blocks and frees them; returns when the
  * frees ended. */
 static double burst(void)
 {
-    size_t n = BURST / BLOCK;
-    for (size_t i = 0; i < n; i++) {
-        blocks[i] = hl_malloc(BLOCK);
-        ((volatile char *)blocks[i])[0] = 1;
-        ((volatile char *)blocks[i])[4096] = 1;
-    }
-    for (size_t i = 0; i < n; i++)
-        hl_free(blocks[i]);
+    alloc_written(blocks, BURST / BLOCK);
+    free_all(blocks, BURST / BLOCK);
     return now_ms();
 }
 

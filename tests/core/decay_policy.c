@@ -21,7 +21,7 @@
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
-#define BLOCK 8192
+#define BLOCK DECAY_BLOCK
 /* the budget is checked every 16 slow-path events: what those free (a few
  * flushes) may be on top of a limit */
 #define SLACK (2 * MIB)
@@ -31,32 +31,14 @@
 
 static void *blocks[400 * MIB / BLOCK];
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void pause_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Allocates and frees `bytes`; returns the free resident bytes right after,
  * and in *fast whether the frees took less than the grace. */
 static size_t burst(size_t bytes, int *fast)
 {
     size_t n = bytes / BLOCK;
-    for (size_t i = 0; i < n; i++) {
-        blocks[i] = hl_malloc(BLOCK);
-        ((volatile char *)blocks[i])[0] = 1;
-        ((volatile char *)blocks[i])[4096] = 1;
-    }
+    alloc_written(blocks, n);
     double t0 = now_ms();
-    for (size_t i = 0; i < n; i++)
-        hl_free(blocks[i]);
+    free_all(blocks, n);
     double took = now_ms() - t0;
     size_t after = free_resident();
     *fast = took < GRACE_MS / 2;

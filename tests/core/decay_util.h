@@ -3,8 +3,40 @@
 #define HEAPLAB_DECAY_UTIL_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "heaplab.h"
+
+#define DECAY_BLOCK 8192
+
+static inline double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static inline void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* n blocks of DECAY_BLOCK bytes into blocks[], both OS pages of each written */
+static inline void alloc_written(void **blocks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = hl_malloc(DECAY_BLOCK);
+        ((volatile char *)blocks[i])[0] = 1;
+        ((volatile char *)blocks[i])[4096] = 1;
+    }
+}
+
+static inline void free_all(void **blocks, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hl_free(blocks[i]);
+}
 
 /* free small pages and medium blocks still resident */
 static inline size_t free_resident(void)
