@@ -268,6 +268,10 @@ int hl_check(void)
     int bad = check_small() + large_lists_validate();
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
         bad += arena_validate(i);
+    /* the calling thread's medium stash (others' change without a lock) */
+    const struct medium_stash *st = tcache_stash_of(&core_tc);
+    if (st)
+        bad += medium_stash_validate(st);
     core_unlock_all();
     hl_stats_t s;
     hl_stats(&s);

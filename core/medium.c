@@ -13,7 +13,9 @@
  * as it is, with its boundary tag where it already was. Splitting and
  * merging instead would write new tags at new offsets, and each new tag
  * touches a page the program may never touch (tmalloc-st-mixed: twice the
- * page faults). Decay and hl_trim merge cached blocks back into the heap. */
+ * page faults). Decay and hl_trim merge cached blocks back into the heap.
+ * In front of the arenas, each thread keeps a short stash of the blocks it
+ * freed (medium_stash.c), taken back with no lock at all. */
 #include "internal.h"
 
 #include <errno.h>
@@ -26,7 +28,14 @@
 /* The boundary tag at the start of every block. The user pointer follows it.
  * Invariants: size (without MB_USED) is a multiple of 16; prev_size equals
  * the size of the block just below (0 for the first block of a segment);
- * check == MEDIUM_TAG_MAGIC ^ address of the tag. */
+ * check == MEDIUM_TAG_MAGIC ^ address of the tag.
+ * A thread reads some tags without an arena lock: its own live block's
+ * (free validates it) and the two around it (a stashing free checks them
+ * for an overrun; when they disagree, because the block below is being
+ * merged or split, the arena's path checks again under the lock), while
+ * neighbours' merges and splits rewrite them; and it writes its own
+ * stashed block's request while stats read every request. So every tag
+ * field is stored and loaded with relaxed atomics (plain moves on x86). */
 struct mblock {
     size_t prev_size;
     size_t size_flags;
@@ -72,12 +81,14 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 
 /* The reuse cache: freed blocks kept whole. A cached block keeps MB_USED in
  * its tag (so no neighbour merges with it) and REUSE_MARK as its request
- * (so a second free of it is caught), but counts as free. */
+ * (so a second free of it is caught), but counts as free. A block in a
+ * thread's stash has STASH_MARK instead and counts as used in its arena's
+ * counters (its thread took it out without the lock) and as thread-cached
+ * in the stats. No request comes near either mark. */
 #define REUSE_PER_BIN 16
 #define REUSE_BYTES ((size_t)16 << 20) /* per arena */
 #define REUSE_MARK SIZE_MAX
-/* a cached block serves a request when at most 1/REUSE_SLACK bigger */
-#define REUSE_SLACK 8
+#define STASH_MARK (SIZE_MAX - 1)
 /* a medium block's size (a request up to MEDIUM_MAX, its tag, a remainder
  * too small to split off) fits the cache's 32-bit size field */
 _Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + CORE_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
@@ -95,16 +106,18 @@ struct reuse_cache {
 /* Arena counters (under the arena lock):
  *   free_bytes   == sum of the sizes of free blocks, cached ones included
  *   purged_bytes == OS_PAGE * set purged bits over the arena's segments
- *   used_bytes   == sum of the sizes of live blocks (tags included)
- *   live_request == sum of their requests
- *   reuse.bytes  == sum of the sizes of cached blocks */
+ *   used_bytes   == sum of the sizes of live and stashed blocks (tags included)
+ *   used_count   == their number
+ *   reuse.bytes  == sum of the sizes of cached blocks
+ * (live requests are counted from the tags alone: a thread changes its
+ * stashed block's request without the lock) */
 struct arena {
     core_mutex lock;
     struct mfree *bins[NBINS];
     uint64_t nonempty[(NBINS + 63) / 64];
     struct mfree *dirty, *dirty_tail;
     struct medium_seg *segs;
-    size_t segments, free_bytes, purged_bytes, used_bytes, used_count, live_request;
+    size_t segments, free_bytes, purged_bytes, used_bytes, used_count;
     size_t allocs, frees;
     struct reuse_cache reuse;
     _Atomic size_t free_resident_lane; /* lane_note: free_resident(), for the decay budget */
@@ -120,13 +133,45 @@ static struct arena arenas[MEDIUM_ARENAS] = {
     [0 ... MEDIUM_ARENAS - 1] = {.lock = CORE_MUTEX_INIT},
 };
 
+static size_t tag_load(const size_t *field)
+{
+    return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+static void tag_store(size_t *field, size_t v)
+{
+    __atomic_store_n(field, v, __ATOMIC_RELAXED);
+}
 static size_t block_size(const struct mblock *b)
 {
-    return b->size_flags & ~MB_USED;
+    return tag_load(&b->size_flags) & ~MB_USED;
 }
 static bool block_used(const struct mblock *b)
 {
-    return b->size_flags & MB_USED;
+    return tag_load(&b->size_flags) & MB_USED;
+}
+static size_t block_prev_size(const struct mblock *b)
+{
+    return tag_load(&b->prev_size);
+}
+static size_t block_request(const struct mblock *b)
+{
+    return tag_load(&b->request);
+}
+static bool tag_genuine(const struct mblock *t)
+{
+    return tag_load(&t->check) == (MEDIUM_TAG_MAGIC ^ (uintptr_t)t);
+}
+static void set_size_flags(struct mblock *b, size_t size_flags)
+{
+    tag_store(&b->size_flags, size_flags);
+}
+static void set_request(struct mblock *b, size_t request)
+{
+    tag_store(&b->request, request);
+}
+static void set_prev_size(struct mblock *b, size_t prev_size)
+{
+    tag_store(&b->prev_size, prev_size);
 }
 static struct mblock *block_after(struct mblock *b)
 {
@@ -138,11 +183,11 @@ static struct mblock *block_after(struct mblock *b)
 static int block_is_valid(const struct mblock *b)
 {
     const struct mblock *next = (const struct mblock *)((const char *)b + block_size(b));
-    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || next->prev_size != block_size(b))
+    if (!tag_genuine(b) || block_prev_size(next) != block_size(b))
         return 0;
-    if (b->prev_size) {
-        const struct mblock *prev = (const struct mblock *)((const char *)b - b->prev_size);
-        if (block_size(prev) != b->prev_size || (!block_used(b) && !block_used(prev)))
+    if (block_prev_size(b)) {
+        const struct mblock *prev = (const struct mblock *)((const char *)b - block_prev_size(b));
+        if (block_size(prev) != block_prev_size(b) || (!block_used(b) && !block_used(prev)))
             return 0;
     }
     return block_used(b) || block_used(next);
@@ -270,10 +315,10 @@ static size_t purge_block(struct arena *ar, struct mfree *f, bool fresh)
 
 static void write_tag(struct mblock *b, size_t prev_size, size_t size_flags, size_t request)
 {
-    b->prev_size = prev_size;
-    b->size_flags = size_flags;
-    b->request = request;
-    b->check = MEDIUM_TAG_MAGIC ^ (uintptr_t)b;
+    set_prev_size(b, prev_size);
+    set_size_flags(b, size_flags);
+    set_request(b, request);
+    tag_store(&b->check, MEDIUM_TAG_MAGIC ^ (uintptr_t)b);
 }
 
 static struct mfree *segment_new(struct arena *ar, unsigned index)
@@ -328,7 +373,6 @@ static void count_freed(struct arena *ar, struct mblock *b)
     size_t size = block_size(b);
     ar->used_bytes -= size;
     ar->used_count--;
-    ar->live_request -= b->request;
     /* mutant 1: a lost counter update */
     ar->free_bytes += CORE_MUTANT(1) ? 0 : size;
     ar->frees++;
@@ -347,8 +391,8 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
         free_list_remove(ar, (struct mfree *)next);
         size += block_size(next);
     }
-    if (b->prev_size) {
-        struct mblock *prev = (struct mblock *)((char *)b - b->prev_size);
+    if (block_prev_size(b)) {
+        struct mblock *prev = (struct mblock *)((char *)b - block_prev_size(b));
         if (!block_used(prev)) {
             free_list_remove(ar, (struct mfree *)prev);
             size += block_size(prev);
@@ -356,12 +400,12 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
         }
     }
     struct mfree *f = (struct mfree *)start;
-    write_tag(&f->tag, start->prev_size, size, 0);
-    block_after(&f->tag)->prev_size = size;
+    write_tag(&f->tag, block_prev_size(start), size, 0);
+    set_prev_size(block_after(&f->tag), size);
     /* the freed block's own tag stays behind, marked free, so a second free
      * of the same pointer is still caught */
     if (start != b)
-        b->size_flags &= ~MB_USED;
+        set_size_flags(b, block_size(b));
     bin_insert(ar, f);
     dirty_push(ar, f, now);
     CORE_ASSERT(block_is_valid(&f->tag), "medium tags inconsistent after a free");
@@ -372,11 +416,10 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
 static void count_taken(struct arena *ar, struct mblock *b, size_t request)
 {
     size_t size = block_size(b);
-    b->request = request;
+    set_request(b, request);
     ar->free_bytes -= size;
     ar->used_bytes += size;
     ar->used_count++;
-    ar->live_request += request;
     ar->allocs++;
 }
 
@@ -408,7 +451,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     if (rc->count[k] == REUSE_PER_BIN || rc->bytes + size > REUSE_BYTES)
         return false;
     count_freed(ar, b);
-    b->request = REUSE_MARK;
+    set_request(b, REUSE_MARK);
     rc->blocks[k][rc->count[k]] = b;
     rc->sizes[k][rc->count[k]] = (uint32_t)size;
     rc->since_ms[k][rc->count[k]] = now;
@@ -417,7 +460,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     return true;
 }
 
-/* A cached block of `need` bytes or at most 1/REUSE_SLACK more, now live
+/* A cached block of `need` bytes or at most 1/MEDIUM_FIT_SLACK more, now live
  * with `request`; NULL when none (lock held). */
 static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
 {
@@ -428,7 +471,7 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
     for (unsigned k = first; k <= first + 1 && k < NBINS; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
             size_t size = rc->sizes[k][i];
-            if (size < need || size - need > need / REUSE_SLACK)
+            if (size < need || size - need > need / MEDIUM_FIT_SLACK)
                 continue;
             struct mblock *b = rc->blocks[k][i];
             reuse_remove(rc, k, i);
@@ -452,7 +495,7 @@ static void reuse_drain(struct arena *ar, uint64_t now_ms, uint64_t age_ms)
             struct mblock *b = rc->blocks[k][i];
             reuse_remove(rc, k, i);
             rc->bytes -= block_size(b);
-            b->request = 0;
+            set_request(b, 0);
             merge_free(ar, b, now_ms);
         }
     }
@@ -493,7 +536,7 @@ static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size
         struct mfree *rem = (struct mfree *)((char *)f + need);
         touch_range(ar, seg, (uintptr_t)rem, (uintptr_t)rem + MIN_FREE_BYTES);
         write_tag(&rem->tag, need, size - need, 0);
-        block_after(&rem->tag)->prev_size = size - need;
+        set_prev_size(block_after(&rem->tag), size - need);
         rem->in_dirty = 0;
         bin_insert(ar, rem);
         if (was_dirty)
@@ -502,7 +545,7 @@ static struct mblock *carve(struct arena *ar, struct mfree *f, size_t need, size
     }
     struct mblock *b = &f->tag;
     touch_range(ar, seg, (uintptr_t)b, (uintptr_t)b + size);
-    b->size_flags = size | MB_USED;
+    set_size_flags(b, size | MB_USED);
     count_taken(ar, b, request);
     CORE_ASSERT(block_is_valid(b), "medium tags inconsistent after a split");
     return b;
@@ -523,10 +566,31 @@ static struct arena *lock_some_arena(unsigned *index)
     return &arenas[home];
 }
 
+/* A block of the calling thread's stash for a request of `size` bytes
+ * (`need` with its tag), now live; NULL when none fits. */
+static struct mblock *stash_take(size_t need, size_t size)
+{
+    if (need > MEDIUM_STASH_BLOCK_MAX)
+        return NULL;
+    struct medium_stash *st = tcache_medium_stash();
+    struct mblock *b = st ? medium_stash_take(st, need) : NULL;
+    if (!b)
+        return NULL;
+    set_request(b, size);
+    OWNER_ADD(core_tc.medium_reuses, 1);
+    return b;
+}
+
 void *medium_malloc(size_t size)
 {
     CORE_ASSERT(size > SMALL_MAX && size <= MEDIUM_MAX, "medium malloc of a size outside the medium range");
     size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
+    struct mblock *stashed = stash_take(need, size);
+    if (stashed) {
+        tcache_note_live((intptr_t)size);
+        decay_tick(&core_tc.slow_events);
+        return (char *)stashed + TAG_BYTES;
+    }
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
     size_t before = free_resident(ar);
@@ -561,8 +625,9 @@ static void medium_validate(void *p, const char *what)
     if ((a & (CORE_ALIGN - 1)) || off < HEAP_START + TAG_BYTES || off >= HEAP_END)
         core_fail_pointer(what, p);
     struct mblock *b = (struct mblock *)(a - TAG_BYTES);
-    /* a block in the reuse cache is free, though its tag says used */
-    if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || !block_used(b) || b->request == REUSE_MARK)
+    /* a block in the reuse cache or a stash is free, though its tag says used */
+    _Static_assert(REUSE_MARK >= STASH_MARK, "one comparison finds both marks");
+    if (!tag_genuine(b) || !block_used(b) || block_request(b) >= STASH_MARK)
         core_fail_pointer(what, p);
 }
 
@@ -571,11 +636,6 @@ size_t medium_usable(void *p, const char *what)
     medium_validate(p, what);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     return block_size(b) - TAG_BYTES;
-}
-
-static bool tag_genuine(const struct mblock *t)
-{
-    return t->check == (MEDIUM_TAG_MAGIC ^ (uintptr_t)t);
 }
 
 static CORE_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool in_realloc)
@@ -587,48 +647,120 @@ static CORE_NOINLINE _Noreturn void fail_tags(struct mblock *b, bool after, bool
     core_fail_pointer(what[in_realloc][after], (char *)b + TAG_BYTES);
 }
 
-/* Before free or realloc relies on the tags around live block b (arena
- * lock held: neighbours rewrite b's prev_size under it): b's size stays
- * inside its segment, the tag after b is a tag that gives b's size as its
- * prev_size, and the tag below b (there is one exactly when b is not the
- * segment's first block) gives b's prev_size as its size. A write past the
- * end of a block reaches the next tag's prev_size first, so an overrun by
- * even one byte ends the program here, naming the block, instead of a
- * merge trusting a size that is not there. Each size is checked to stay
- * inside the segment and to be a multiple of 16 before a tag is read
- * through it (a corrupted one must not fault or read a misaligned tag). */
-static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
+/* Before free or realloc relies on the tags around live block b: b's size
+ * stays inside its segment, the tag after b is a tag that gives b's size
+ * as its prev_size, and the tag below b (there is one exactly when b is
+ * not the segment's first block) gives b's prev_size as its size. A write
+ * past the end of a block reaches the next tag's prev_size first, so an
+ * overrun by even one byte ends the program here, naming the block,
+ * instead of a merge trusting a size that is not there. Each size is
+ * checked to stay inside the segment and to be a multiple of 16 before a
+ * tag is read through it (a corrupted one must not fault or read a
+ * misaligned tag). */
+static bool tag_after_ok(const struct mblock *b)
 {
     uintptr_t at = (uintptr_t)b;
     size_t off = at & SEG_MASK;
     size_t size = block_size(b);
     const struct mblock *next = (const struct mblock *)(at + size);
-    if (CORE_UNLIKELY(size - 1 >= HEAP_END - off || (size & (CORE_ALIGN - 1)) || !tag_genuine(next) ||
-                      next->prev_size != size))
-        fail_tags(b, true, in_realloc);
-    size_t below = b->prev_size;
-    if (off == HEAP_START) {
-        if (CORE_UNLIKELY(below != 0))
-            fail_tags(b, false, in_realloc);
-        return;
-    }
+    return CORE_LIKELY(size - 1 < HEAP_END - off && !(size & (CORE_ALIGN - 1)) && tag_genuine(next) &&
+                       block_prev_size(next) == size);
+}
+
+static bool tag_below_ok(const struct mblock *b)
+{
+    uintptr_t at = (uintptr_t)b;
+    size_t off = at & SEG_MASK;
+    size_t below = block_prev_size(b);
+    if (off == HEAP_START)
+        return CORE_LIKELY(below == 0);
     const struct mblock *prev = (const struct mblock *)(at - below);
-    if (CORE_UNLIKELY(below - 1 >= off - HEAP_START || (below & (CORE_ALIGN - 1)) || !tag_genuine(prev) ||
-                      block_size(prev) != below))
+    return CORE_LIKELY(below - 1 < off - HEAP_START && !(below & (CORE_ALIGN - 1)) && tag_genuine(prev) &&
+                       block_size(prev) == below);
+}
+
+/* Both checks, with the arena lock held (neighbours rewrite b's prev_size
+ * and the tag below it under the lock): a failure is a corrupted tag. */
+static inline void check_neighbour_tags(struct mblock *b, bool in_realloc)
+{
+    if (!tag_after_ok(b))
+        fail_tags(b, true, in_realloc);
+    if (!tag_below_ok(b))
         fail_tags(b, false, in_realloc);
+}
+
+/* Keeps live block b in the calling thread's stash; false when it does
+ * not cache, b is too big, or a tag around b looks broken. */
+static bool stash_put(struct mblock *b)
+{
+    size_t size = block_size(b);
+    if (size > MEDIUM_STASH_BLOCK_MAX)
+        return false;
+    struct medium_stash *st = tcache_medium_stash();
+    if (!st)
+        return false;
+    /* Without the lock the tag after b cannot change (while b is live, a
+     * merge of the next block rewrites it with the same values), but the
+     * block below may be merging or splitting, which moves the tag below:
+     * a check that fails here is made again, authoritatively, under the
+     * lock on the arena's path. */
+    if (!tag_after_ok(b) || !tag_below_ok(b))
+        return false;
+    set_request(b, STASH_MARK);
+    return medium_stash_put(st, b, size);
+}
+
+void medium_unstash(void *const *blocks, unsigned n)
+{
+    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
+    /* one pass per arena among the blocks */
+    unsigned done = 0, seen = 0;
+    while (done < n) {
+        unsigned index = MEDIUM_ARENAS;
+        for (unsigned i = 0; i < n; i++) {
+            unsigned a = medium_seg_of(blocks[i])->arena;
+            if (!(seen >> a & 1u)) {
+                index = a;
+                break;
+            }
+        }
+        CORE_ASSERT(index < MEDIUM_ARENAS, "stashed blocks of no arena");
+        seen |= 1u << index;
+        struct arena *ar = &arenas[index];
+        core_mutex_lock(&ar->lock);
+        size_t before = free_resident(ar);
+        for (unsigned i = 0; i < n; i++) {
+            struct mblock *b = blocks[i];
+            if (medium_seg_of(b)->arena != index)
+                continue;
+            check_neighbour_tags(b, false);
+            if (!reuse_put(ar, b, now))
+                release_block(ar, b, now);
+            done++;
+        }
+        size_t after = free_resident(ar);
+        lane_note(&ar->free_resident_lane, before, after);
+        CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after stashed blocks came back");
+        core_mutex_unlock(&ar->lock);
+    }
 }
 
 void medium_free(void *p, bool in_realloc)
 {
     medium_validate(p, in_realloc ? CORE_INVALID_REALLOC : CORE_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
+    size_t request = block_request(b);
+    if (stash_put(b)) {
+        tcache_note_live(-(intptr_t)request);
+        decay_tick(&core_tc.slow_events);
+        return;
+    }
     unsigned index = medium_seg_of(b)->arena;
     struct arena *ar = &arenas[index];
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(&ar->lock);
     check_neighbour_tags(b, in_realloc);
     size_t before = free_resident(ar);
-    size_t request = b->request;
     if (!reuse_put(ar, b, now))
         release_block(ar, b, now);
     size_t after = free_resident(ar);
@@ -659,14 +791,14 @@ int medium_resize_inplace(void *p, size_t size)
     check_neighbour_tags(b, true);
     size_t before = free_resident(ar);
     size_t cur = block_size(b);
-    size_t old_request = b->request;
+    size_t old_request = block_request(b);
     if (need <= cur) {
         /* shrink: only when it frees something worth keeping */
         if (cur - need >= MIN_SPLIT_BYTES && cur - need >= cur / 4) {
             struct mblock *tail = (struct mblock *)((char *)b + need);
             write_tag(tail, need, (cur - need) | MB_USED, 0);
-            block_after(tail)->prev_size = cur - need;
-            b->size_flags = need | MB_USED;
+            set_prev_size(block_after(tail), cur - need);
+            set_size_flags(b, need | MB_USED);
             ar->used_count++;
             release_block(ar, tail, atomic_load_explicit(&core_clock_ms, memory_order_relaxed));
             ar->frees--;
@@ -682,15 +814,13 @@ int medium_resize_inplace(void *p, size_t size)
             size_t got_size = block_size(got);
             ar->used_count--;
             ar->allocs--;
-            b->size_flags = (cur + got_size) | MB_USED;
-            block_after(b)->prev_size = cur + got_size;
+            set_size_flags(b, (cur + got_size) | MB_USED);
+            set_prev_size(block_after(b), cur + got_size);
             rc = 0;
         }
     }
-    if (rc == 0) {
-        b->request = size;
-        ar->live_request += size - old_request;
-    }
+    if (rc == 0)
+        set_request(b, size);
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
     CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a resize");
@@ -767,10 +897,10 @@ void medium_unlock_all(void)
 /* ---- accounting and checking (all arena locks held) ------------------------ */
 
 /* The states of one segment's blocks from their tags: live requests, the
- * rounding of live blocks, their count, and the purged bytes of the
- * segment's mask. */
+ * rounding of live blocks, their count, the stashed blocks and their
+ * bytes, and the purged bytes of the segment's mask. */
 struct medium_census {
-    size_t live, rounding, live_blocks, purged, segments;
+    size_t live, rounding, live_blocks, stashed, stashed_bytes, purged, segments;
 };
 
 static void census_segment(const struct medium_seg *seg, struct medium_census *c)
@@ -780,9 +910,13 @@ static void census_segment(const struct medium_seg *seg, struct medium_census *c
     /* (a size that does not move the walk forward would never end it: the
      * stats are then off, and hl_check names the tag) */
     while (b < end && block_size(b) >= MIN_FREE_BYTES) {
-        if (block_used(b) && b->request != REUSE_MARK) {
-            c->live += b->request;
-            c->rounding += block_size(b) - TAG_BYTES - b->request;
+        size_t request = block_used(b) ? block_request(b) : REUSE_MARK;
+        if (request == STASH_MARK) {
+            c->stashed++;
+            c->stashed_bytes += block_size(b) - TAG_BYTES;
+        } else if (request != REUSE_MARK) {
+            c->live += request;
+            c->rounding += block_size(b) - TAG_BYTES - request;
             c->live_blocks++;
         }
         b = (const struct mblock *)((const char *)b + block_size(b));
@@ -792,8 +926,10 @@ static void census_segment(const struct medium_seg *seg, struct medium_census *c
     c->segments++;
 }
 
-/* Live and rounding from the tags, free from the arena's counters,
- * untouched from the segments' masks (see stats.c). */
+/* Live, rounding and stashed (thread-cached) from the tags, free from the
+ * arena's counters, untouched from the segments' masks (see stats.c). A
+ * stashed block was freed; the mallocs that took blocks from stashes are
+ * counted by the threads (stats.c). */
 void medium_stats(hl_stats_t *s)
 {
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
@@ -802,9 +938,11 @@ void medium_stats(hl_stats_t *s)
         for (const struct medium_seg *seg = ar->segs; seg; seg = seg->next)
             census_segment(seg, &c);
         s->mapped += ar->segments * SEG_SIZE;
-        s->metadata += c.segments * (HEAP_START + TAG_BYTES) + c.live_blocks * TAG_BYTES;
+        s->metadata += c.segments * (HEAP_START + TAG_BYTES) + (c.live_blocks + c.stashed) * TAG_BYTES;
         s->live += c.live;
         s->rounding += c.rounding;
+        s->tcache += c.stashed_bytes;
+        s->free_count += c.stashed;
         s->medium_free += ar->free_bytes - ar->purged_bytes;
         s->untouched += c.purged;
         s->alloc_count += ar->allocs;
@@ -813,7 +951,7 @@ void medium_stats(hl_stats_t *s)
 }
 
 static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_b, size_t *used_b, size_t *used_n,
-                         size_t *req, size_t *purged, size_t *free_n, size_t *cached_b, size_t *cached_n)
+                         size_t *purged, size_t *free_n, size_t *cached_b, size_t *cached_n)
 {
     int bad = 0;
     if (seg->magic != MEDIUM_SEG_MAGIC || registry_kind((uintptr_t)seg) != KIND_MEDIUM) {
@@ -826,26 +964,27 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
     bool prev_free = false;
     while (b < end) {
         size_t size = block_size(b);
-        if (b->check != (MEDIUM_TAG_MAGIC ^ (uintptr_t)b) || size < MIN_FREE_BYTES || size % CORE_ALIGN ||
+        if (!tag_genuine(b) || size < MIN_FREE_BYTES || size % CORE_ALIGN ||
             (char *)b + size > (char *)end) {
             core_report("medium boundary tag corrupt", (uintptr_t)b);
             return bad + 1;
         }
-        if (b->prev_size != prev_size || !block_is_valid(b)) {
+        if (block_prev_size(b) != prev_size || !block_is_valid(b)) {
             core_report("medium footer (prev_size) disagrees with the block below", (uintptr_t)b);
             bad++;
         }
-        if (block_used(b) && b->request == REUSE_MARK) {
+        size_t request = block_used(b) ? block_request(b) : 0;
+        if (request == REUSE_MARK) {
             /* in the reuse cache: free, kept whole */
             *free_b += size;
             *cached_b += size;
             (*cached_n)++;
             prev_free = false;
         } else if (block_used(b)) {
+            /* live, or in a stash */
             *used_b += size;
             (*used_n)++;
-            *req += b->request;
-            if (b->request + TAG_BYTES > size) {
+            if (request != STASH_MARK && request + TAG_BYTES > size) {
                 core_report("medium block smaller than its request", (uintptr_t)b);
                 bad++;
             }
@@ -879,7 +1018,7 @@ static int check_segment(struct arena *ar, struct medium_seg *seg, size_t *free_
         prev_size = size;
         b = (struct mblock *)((char *)b + size);
     }
-    if (b != end || end->prev_size != prev_size || end->size_flags != (TAG_BYTES | MB_USED)) {
+    if (b != end || block_prev_size(end) != prev_size || tag_load(&end->size_flags) != (TAG_BYTES | MB_USED)) {
         core_report("medium sentinel broken", (uintptr_t)end);
         bad++;
     }
@@ -892,14 +1031,14 @@ int arena_validate(unsigned i)
 {
     int bad = 0;
     struct arena *ar = &arenas[i];
-    size_t free_b = 0, used_b = 0, used_n = 0, req = 0, purged = 0, free_n = 0, nseg = 0;
+    size_t free_b = 0, used_b = 0, used_n = 0, purged = 0, free_n = 0, nseg = 0;
     size_t cached_b = 0, cached_n = 0;
     for (struct medium_seg *seg = ar->segs; seg; seg = seg->next, nseg++) {
         if (seg->arena != i) {
             core_report("medium segment listed in the wrong arena", (uintptr_t)seg);
             bad++;
         }
-        bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &req, &purged, &free_n, &cached_b, &cached_n);
+        bad += check_segment(ar, seg, &free_b, &used_b, &used_n, &purged, &free_n, &cached_b, &cached_n);
     }
     /* every block marked cached is in the reuse cache, in its bin */
     size_t listed_b = 0, listed_n = 0;
@@ -908,7 +1047,7 @@ int arena_validate(unsigned i)
             struct mblock *b = ar->reuse.blocks[k][e];
             listed_b += block_size(b);
             listed_n++;
-            if (b->request != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
+            if (block_request(b) != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
                 ar->reuse.sizes[k][e] != block_size(b)) {
                 core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                 bad++;
@@ -940,8 +1079,28 @@ int arena_validate(unsigned i)
         bad++;
     }
     if (nseg != ar->segments || free_b != ar->free_bytes || used_b != ar->used_bytes || used_n != ar->used_count ||
-        req != ar->live_request || purged != ar->purged_bytes) {
+        purged != ar->purged_bytes) {
         core_report("medium arena counters disagree with its blocks", i);
+        bad++;
+    }
+    return bad;
+}
+
+int medium_stash_validate(const struct medium_stash *st)
+{
+    int bad = 0;
+    size_t bytes = 0;
+    for (unsigned i = 0; i < st->count; i++) {
+        const struct mblock *b = st->blocks[i];
+        bytes += st->sizes[i];
+        if (registry_kind((uintptr_t)b) != KIND_MEDIUM || !tag_genuine(b) || !block_used(b) ||
+            block_request(b) != STASH_MARK || block_size(b) != st->sizes[i] || st->sizes[i] > MEDIUM_STASH_BLOCK_MAX) {
+            core_report("medium stash holds a block not marked stashed, or of another size", (uintptr_t)b);
+            bad++;
+        }
+    }
+    if (st->count > MEDIUM_STASH_BLOCKS || bytes != st->bytes || bytes > MEDIUM_STASH_BYTES) {
+        core_report("medium stash counters disagree with its entries", st->count);
         bad++;
     }
     return bad;

@@ -61,11 +61,17 @@ static void small_stats(hl_stats_t *s)
     for (unsigned cls = 0; cls < NCLASSES; cls++)
         cached[cls] = core_threads.orphaned[cls];
     size_t allocs = atomic_load_explicit(&core_threads.allocs, memory_order_relaxed);
+    size_t reuses = atomic_load_explicit(&core_threads.medium_reuses, memory_order_relaxed);
     for (struct tcache *tc = core_threads.head; tc; tc = tc->next) {
         for (unsigned cls = 0; cls < NCLASSES; cls++)
             cached[cls] += bin_count_shared(&tc->bins[cls]) + remote_count_shared(tc, cls);
         allocs += SHARED_READ(tc->allocs);
+        reuses += SHARED_READ(tc->medium_reuses);
     }
+    /* a medium block taken from a stash: a malloc, and the free of the
+     * block's life before it, which no arena counted */
+    s->alloc_count += reuses;
+    s->free_count += reuses;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         const struct size_class *c = &core_classes[cls];
         size_t meta = span_meta_bytes(c);

@@ -32,6 +32,8 @@ static uint32_t bin_first[NCLASSES];
 uint32_t core_remote_first[NCLASSES];
 uint8_t core_remote_max[NCLASSES];
 static size_t region_bytes;
+/* where the medium stash sits in a region (after the bins' entries) */
+static size_t stash_offset;
 /* regions of threads that exited, linked through their first entry's ptr
  * (under core_threads.lock) */
 static struct tentry *spare_regions;
@@ -128,8 +130,16 @@ static void set_limits(struct tcache *tc, bool on)
     }
 }
 
+struct medium_stash *tcache_stash_of(const struct tcache *tc)
+{
+    return tc->region ? (struct medium_stash *)((char *)tc->region + stash_offset) : NULL;
+}
+
 void tcache_flush_all(struct tcache *tc)
 {
+    struct medium_stash *st = tcache_stash_of(tc);
+    if (st)
+        medium_stash_flush(st);
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         struct tbin *b = &tc->bins[cls];
         unsigned n = bin_count(b);
@@ -167,8 +177,10 @@ static void thread_exit(void *arg)
     atomic_fetch_sub_explicit(&core_threads.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.small_requested, tc->small_requested, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.medium_reuses, tc->medium_reuses, memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
     OWNER_STORE(tc->allocs, 0);
+    OWNER_STORE(tc->medium_reuses, 0);
     pthread_mutex_unlock(&core_threads.lock);
     tc->state = THREAD_DEAD;
 }
@@ -188,6 +200,9 @@ void tcache_after_fork_child(void)
          * block that was between a bin and a store) as orphans */
         atomic_fetch_add_explicit(&core_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
         atomic_fetch_add_explicit(&core_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
+        /* its stash is left as it is, the same way: the stashed blocks'
+         * tags keep them counted as cached */
+        atomic_fetch_add_explicit(&core_threads.medium_reuses, SHARED_READ(tc->medium_reuses), memory_order_relaxed);
     }
     core_threads.head = self_listed ? self : NULL;
     self->prev = self->next = NULL;
@@ -212,7 +227,8 @@ void tcache_init(void)
         core_remote_max[cls] = (uint8_t)remote_limit(cls);
         entries += core_remote_max[cls];
     }
-    region_bytes = (entries * sizeof(struct tentry) + OS_PAGE - 1) & ~(OS_PAGE - 1);
+    stash_offset = entries * sizeof(struct tentry);
+    region_bytes = (stash_offset + sizeof(struct medium_stash) + OS_PAGE - 1) & ~(OS_PAGE - 1);
 }
 
 static void thread_setup(struct tcache *tc)
@@ -256,6 +272,12 @@ static bool thread_caching(struct tcache *tc)
     }
     /* caching, unless no region could be had */
     return tc->bins[0].end_lo != tc->bins[0].base_lo;
+}
+
+struct medium_stash *tcache_medium_stash(void)
+{
+    struct tcache *tc = &core_tc;
+    return thread_caching(tc) ? tcache_stash_of(tc) : NULL;
 }
 
 void tcache_apply_mode(void)

@@ -4,7 +4,8 @@
  * in the environment switches on mistake k (the CORE_MUTANT hooks: a lost
  * counter update, a skipped coalesce, a block in the wrong bin, a bin top
  * one entry too far, a span released with a block out, a large mapping left
- * out of the counters, blocks taken from a store not counted). A seeded mix
+ * out of the counters, blocks taken from a store not counted, a block
+ * handed out of a medium stash and left in it). A seeded mix
  * of operations over every path runs with hl_stats_balanced() after every
  * operation and hl_check() every CHECK_EVERY; the first failure is a catch.
  *
