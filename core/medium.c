@@ -89,6 +89,7 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 #define REUSE_BYTES ((size_t)16 << 20) /* per arena */
 #define REUSE_MARK SIZE_MAX
 #define STASH_MARK (SIZE_MAX - 1)
+_Static_assert(MEDIUM_ARENAS <= 32, "a 32-bit mask holds a set of arenas");
 /* a medium block's size (a request up to MEDIUM_MAX, its tag, a remainder
  * too small to split off) fits the cache's 32-bit size field */
 _Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + CORE_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
@@ -712,31 +713,31 @@ static bool stash_put(struct mblock *b)
 
 void medium_unstash(void *const *blocks, unsigned n)
 {
+    CORE_ASSERT(n <= MEDIUM_STASH_BLOCKS, "more blocks given back than a stash holds");
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
-    /* one pass per arena among the blocks */
-    unsigned done = 0, seen = 0;
-    while (done < n) {
-        unsigned index = MEDIUM_ARENAS;
-        for (unsigned i = 0; i < n; i++) {
-            unsigned a = medium_seg_of(blocks[i])->arena;
-            if (!(seen >> a & 1u)) {
-                index = a;
-                break;
-            }
-        }
-        CORE_ASSERT(index < MEDIUM_ARENAS, "stashed blocks of no arena");
-        seen |= 1u << index;
+    /* Each block's arena is read before any block goes back: once a pass
+     * has given its arena's blocks back, another thread's purge may unmap
+     * their segment, so later passes must not read it again. */
+    uint8_t arena_of[MEDIUM_STASH_BLOCKS];
+    unsigned pending = 0;
+    for (unsigned i = 0; i < n; i++) {
+        arena_of[i] = (uint8_t)medium_seg_of(blocks[i])->arena;
+        pending |= 1u << arena_of[i];
+    }
+    /* one pass per arena among the blocks, under its lock */
+    while (pending) {
+        unsigned index = (unsigned)__builtin_ctz(pending);
+        pending &= pending - 1;
         struct arena *ar = &arenas[index];
         core_mutex_lock(&ar->lock);
         size_t before = free_resident(ar);
         for (unsigned i = 0; i < n; i++) {
-            struct mblock *b = blocks[i];
-            if (medium_seg_of(b)->arena != index)
+            if (arena_of[i] != index)
                 continue;
+            struct mblock *b = blocks[i];
             check_neighbour_tags(b, false);
             if (!reuse_put(ar, b, now))
                 release_block(ar, b, now);
-            done++;
         }
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);

@@ -9,7 +9,10 @@
  *    stats identity hold with blocks stashed;
  *  - threads freeing each other's medium blocks (into their stashes) while
  *    the neighbours of those blocks merge and split under the arena locks:
- *    no false alarm from the lock-free tag checks, nothing lost. */
+ *    no false alarm from the lock-free tag checks, nothing lost;
+ *  - a thread whose stash gives back blocks of two arenas while another
+ *    thread trims (and so unmaps the segments that became free): the
+ *    giving back never reads a segment it already gave blocks back to. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -234,6 +237,75 @@ static void exchange(void)
     CHECK("... stats balance and hl_check is clean", hl_stats_balanced(&after) && hl_check() == 0);
 }
 
+/* ---- giving back while another thread trims ---- */
+
+#define TRIM_ROUNDS 150
+#define HANDED_BLOCKS 400 /* 16 KiB each: more than one 4 MiB segment */
+#define HANDED_SIZE 16000
+#define OWN_SIZE 9000     /* no handed block fits it: the freer's own arena */
+
+static struct ring handoff;
+static atomic_int handed_rounds_done, trimming;
+
+static void *trimmer(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&trimming))
+        hl_trim();
+    return NULL;
+}
+
+static void *freer(void *arg)
+{
+    (void)arg;
+    for (int round = 0; round < TRIM_ROUNDS; round++) {
+        for (int k = 0; k < HANDED_BLOCKS;) {
+            void *p = ring_take(&handoff);
+            if (!p) {
+                sched_yield();
+                continue;
+            }
+            /* a block of the freer's own arena between two handed ones, so
+             * that the stash gives back blocks of both arenas together */
+            void *own = hl_malloc(OWN_SIZE);
+            hl_free(p);
+            hl_free(own);
+            k++;
+        }
+        hl_thread_flush();
+        atomic_fetch_add(&handed_rounds_done, 1);
+    }
+    return NULL;
+}
+
+static void give_back_while_trimming(void)
+{
+    static void *blocks[HANDED_BLOCKS];
+    hl_thread_flush();
+    pthread_t f, t;
+    atomic_store(&trimming, 1);
+    pthread_create(&f, NULL, freer, NULL);
+    pthread_create(&t, NULL, trimmer, NULL);
+    for (int round = 0; round < TRIM_ROUNDS; round++) {
+        for (int k = 0; k < HANDED_BLOCKS; k++) {
+            blocks[k] = hl_malloc(HANDED_SIZE);
+            ((char *)blocks[k])[0] = 1;
+        }
+        for (int k = 0; k < HANDED_BLOCKS; k++)
+            while (!ring_put(&handoff, blocks[k]))
+                sched_yield();
+        while (atomic_load(&handed_rounds_done) <= round)
+            sched_yield();
+    }
+    pthread_join(f, NULL);
+    atomic_store(&trimming, 0);
+    pthread_join(t, NULL);
+    hl_stats_t s = stats_now();
+    CHECK("150 rounds of 400 blocks handed to a thread that gives them back while another trims: "
+          "no crash, stats balance and hl_check is clean",
+          hl_stats_balanced(&s) && hl_check() == 0);
+}
+
 int main(void)
 {
     reuse_and_counts();
@@ -246,5 +318,6 @@ int main(void)
     bounded();
     thread_exit_gives_back();
     exchange();
+    give_back_while_trimming();
     return tu_finish();
 }
