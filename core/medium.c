@@ -711,6 +711,15 @@ static bool stash_put(struct mblock *b)
     return medium_stash_put(st, b, size);
 }
 
+/* Frees live or stashed block b into arena ar (its lock held): the tags
+ * around b checked first, then b kept whole for reuse, or merged. */
+static void free_locked(struct arena *ar, struct mblock *b, bool in_realloc, uint64_t now)
+{
+    check_neighbour_tags(b, in_realloc);
+    if (!reuse_put(ar, b, now))
+        release_block(ar, b, now);
+}
+
 void medium_unstash(void *const *blocks, unsigned n)
 {
     CORE_ASSERT(n <= MEDIUM_STASH_BLOCKS, "more blocks given back than a stash holds");
@@ -732,12 +741,8 @@ void medium_unstash(void *const *blocks, unsigned n)
         core_mutex_lock(&ar->lock);
         size_t before = free_resident(ar);
         for (unsigned i = 0; i < n; i++) {
-            if (arena_of[i] != index)
-                continue;
-            struct mblock *b = blocks[i];
-            check_neighbour_tags(b, false);
-            if (!reuse_put(ar, b, now))
-                release_block(ar, b, now);
+            if (arena_of[i] == index)
+                free_locked(ar, blocks[i], false, now);
         }
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
@@ -760,10 +765,8 @@ void medium_free(void *p, bool in_realloc)
     struct arena *ar = &arenas[index];
     uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
     core_mutex_lock(&ar->lock);
-    check_neighbour_tags(b, in_realloc);
     size_t before = free_resident(ar);
-    if (!reuse_put(ar, b, now))
-        release_block(ar, b, now);
+    free_locked(ar, b, in_realloc, now);
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
     CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a free");
