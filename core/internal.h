@@ -680,9 +680,9 @@ struct medium_stash {
 struct medium_stash *tcache_medium_stash(void) CORE_INTERNAL;
 /* thread tc's stash (tc itself, or a thread that stopped): NULL without a region */
 struct medium_stash *tcache_stash_of(const struct tcache *tc) CORE_INTERNAL;
-/* Adds block (a tag) of `size` bytes; false when it is too big for the
- * stash. A full stash first gives its older half back (medium_unstash). */
-bool medium_stash_put(struct medium_stash *st, void *block, size_t size) CORE_INTERNAL;
+/* Adds block (a tag) of `size` bytes, at most MEDIUM_STASH_BLOCK_MAX. A
+ * full stash first gives its older half back (medium_unstash). */
+void medium_stash_put(struct medium_stash *st, void *block, size_t size) CORE_INTERNAL;
 /* Removes and returns the newest block of at least `need` bytes and at
  * most 1/MEDIUM_FIT_SLACK more (need <= MEDIUM_STASH_BLOCK_MAX); NULL when
  * none. */

@@ -582,35 +582,37 @@ static struct mblock *stash_take(size_t need, size_t size)
     return b;
 }
 
-void *medium_malloc(size_t size)
+/* A block of `need` bytes from an arena, now live with `request`; NULL
+ * when the system has no memory for a new segment. */
+static struct mblock *arena_take(size_t need, size_t request)
 {
-    CORE_ASSERT(size > SMALL_MAX && size <= MEDIUM_MAX, "medium malloc of a size outside the medium range");
-    size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
-    struct mblock *stashed = stash_take(need, size);
-    if (stashed) {
-        tcache_note_live((intptr_t)size);
-        decay_tick(&core_tc.slow_events);
-        return (char *)stashed + TAG_BYTES;
-    }
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
     size_t before = free_resident(ar);
-    struct mblock *b = reuse_take(ar, need, size);
+    struct mblock *b = reuse_take(ar, need, request);
     if (!b) {
         struct mfree *f = find_fit(ar, need);
         if (!f)
             f = segment_new(ar, index);
-        if (!f) {
-            core_mutex_unlock(&ar->lock);
-            errno = ENOMEM;
-            return NULL;
-        }
-        b = carve(ar, f, need, size);
+        if (f)
+            b = carve(ar, f, need, request);
     }
     size_t after = free_resident(ar);
     lane_note(&ar->free_resident_lane, before, after);
     CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a malloc");
     core_mutex_unlock(&ar->lock);
+    return b;
+}
+
+void *medium_malloc(size_t size)
+{
+    CORE_ASSERT(size > SMALL_MAX && size <= MEDIUM_MAX, "medium malloc of a size outside the medium range");
+    size_t need = (size + TAG_BYTES + CORE_ALIGN - 1) & ~(size_t)(CORE_ALIGN - 1);
+    struct mblock *b = stash_take(need, size);
+    if (!b && !(b = arena_take(need, size))) {
+        errno = ENOMEM;
+        return NULL;
+    }
     tcache_note_live((intptr_t)size);
     decay_tick(&core_tc.slow_events);
     return (char *)b + TAG_BYTES;
@@ -708,7 +710,8 @@ static bool stash_put(struct mblock *b)
     if (!tag_after_ok(b) || !tag_below_ok(b))
         return false;
     set_request(b, STASH_MARK);
-    return medium_stash_put(st, b, size);
+    medium_stash_put(st, b, size);
+    return true;
 }
 
 /* Frees live or stashed block b into arena ar (its lock held): the tags
@@ -756,21 +759,18 @@ void medium_free(void *p, bool in_realloc)
     medium_validate(p, in_realloc ? CORE_INVALID_REALLOC : CORE_INVALID_FREE);
     struct mblock *b = (struct mblock *)((char *)p - TAG_BYTES);
     size_t request = block_request(b);
-    if (stash_put(b)) {
-        tcache_note_live(-(intptr_t)request);
-        decay_tick(&core_tc.slow_events);
-        return;
+    if (!stash_put(b)) {
+        unsigned index = medium_seg_of(b)->arena;
+        struct arena *ar = &arenas[index];
+        uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
+        core_mutex_lock(&ar->lock);
+        size_t before = free_resident(ar);
+        free_locked(ar, b, in_realloc, now);
+        size_t after = free_resident(ar);
+        lane_note(&ar->free_resident_lane, before, after);
+        CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a free");
+        core_mutex_unlock(&ar->lock);
     }
-    unsigned index = medium_seg_of(b)->arena;
-    struct arena *ar = &arenas[index];
-    uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
-    core_mutex_lock(&ar->lock);
-    size_t before = free_resident(ar);
-    free_locked(ar, b, in_realloc, now);
-    size_t after = free_resident(ar);
-    lane_note(&ar->free_resident_lane, before, after);
-    CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a free");
-    core_mutex_unlock(&ar->lock);
     tcache_note_live(-(intptr_t)request);
     decay_tick(&core_tc.slow_events);
 }

@@ -25,10 +25,9 @@ static void give_back(struct medium_stash *st, unsigned n)
     st->count = keep;
 }
 
-bool medium_stash_put(struct medium_stash *st, void *block, size_t size)
+void medium_stash_put(struct medium_stash *st, void *block, size_t size)
 {
-    if (size > MEDIUM_STASH_BLOCK_MAX)
-        return false;
+    CORE_ASSERT(size <= MEDIUM_STASH_BLOCK_MAX, "a block too big for the stash stashed");
     /* the older half goes, and more while the bytes do not fit: a program
      * near the limit does not give back and take again on every free */
     if (st->count == MEDIUM_STASH_BLOCKS)
@@ -43,7 +42,6 @@ bool medium_stash_put(struct medium_stash *st, void *block, size_t size)
     st->sizes[st->count] = (uint32_t)size;
     st->count++;
     st->bytes += size;
-    return true;
 }
 
 void *medium_stash_take(struct medium_stash *st, size_t need)
