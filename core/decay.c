@@ -48,15 +48,39 @@ static void young_purge_noted(uint64_t now)
     young_purge_ms = now;
 }
 
+/* The most threads seen by an over-budget check in the last LONG_DECAY_MS.
+ * While it is above 1, the budget's purges pass over small spans that still
+ * hold live blocks (their free pages go back after LONG_DECAY_MS instead):
+ * each madvise in a process whose threads run on other CPUs interrupts every
+ * one of them to flush its TLB, and a span in use is carved again soon, its
+ * purged pages faulting back in one OS page at a time. A process alone on
+ * its thread pays neither and gets the pages back at once (tmalloc-memory's
+ * phases). Remembered for a while because threads come and go: the last
+ * threads of mstress's generation free their blocks as they exit, with
+ * few threads left, just before the next generation carves them again.
+ * Read and written only by the thread that holds over_budget_purging. */
+static unsigned recent_threads;
+static uint64_t recent_threads_ms;
+
+static unsigned threads_lately(uint64_t now)
+{
+    unsigned live = atomic_load_explicit(&core_threads.live, memory_order_relaxed);
+    if (live >= recent_threads || now - recent_threads_ms >= LONG_DECAY_MS) {
+        recent_threads = live;
+        recent_threads_ms = now;
+    }
+    return recent_threads;
+}
+
 /* Small segments left completely empty are unmapped beyond this many. */
 #define SPARE_EMPTY_SEGMENTS 1
 
 /* Purges small spans free for `small_age` ms or longer until *small_excess
  * bytes went back, then medium blocks free for `medium_age` or longer until
  * *medium_excess did (0 ages: any; NULL excesses: no limit), oldest first
- * within each. */
+ * within each; with `whole_spans_only`, only small spans with no live block. */
 static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_excess, uint64_t medium_age,
-                               size_t *medium_excess, bool try)
+                               size_t *medium_excess, bool try, bool whole_spans_only)
 {
     size_t released = 0;
     for (unsigned h = 0; h < SMALL_HEAPS && (!small_excess || *small_excess); h++)
@@ -65,7 +89,7 @@ static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_e
             while (bits) {
                 unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                released += central_purge(h, cls, now, small_age, try, small_excess);
+                released += central_purge(h, cls, now, small_age, try, small_excess, whole_spans_only);
             }
         }
     if (!medium_excess || *medium_excess)
@@ -124,10 +148,11 @@ void decay_tick(uint32_t *events)
         size_t medium_free = medium_free_resident();
         size_t small_excess = beyond_budget(resident_free > medium_free ? resident_free - medium_free : 0);
         size_t medium_excess = beyond_budget(medium_free);
-        purge_older_than(now, reuse_grace_ms(), &small_excess, DECAY_MS, &medium_excess, true);
+        bool whole_spans_only = threads_lately(now) > 1;
+        purge_older_than(now, reuse_grace_ms(), &small_excess, DECAY_MS, &medium_excess, true, whole_spans_only);
         if (small_excess && resident_free > young_allowance_at(now)) {
             young_purge_noted(now);
-            purge_older_than(now, 0, &small_excess, 0, &medium_excess, true);
+            purge_older_than(now, 0, &small_excess, 0, &medium_excess, true, whole_spans_only);
         }
         atomic_store_explicit(&over_budget_purging, 0, memory_order_release);
     }
@@ -137,7 +162,7 @@ void decay_tick(uint32_t *events)
     if (!atomic_compare_exchange_strong_explicit(&last_decay_ms, &last, now, memory_order_relaxed, memory_order_relaxed))
         return;
     /* anything free for LONG_DECAY_MS goes, within the budget too */
-    purge_older_than(now, LONG_DECAY_MS, NULL, LONG_DECAY_MS, NULL, true);
+    purge_older_than(now, LONG_DECAY_MS, NULL, LONG_DECAY_MS, NULL, true, false);
     large_purge(now, LARGE_DECAY_MS, true);
     segment_release_empty(SPARE_EMPTY_SEGMENTS);
 }
@@ -159,7 +184,7 @@ size_t decay_purge_all(void)
             central_drain(h, cls);
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
-            released += central_purge(h, cls, 0, 0, false, NULL);
+            released += central_purge(h, cls, 0, 0, false, NULL, false);
     released += medium_purge(0, 0, false, NULL);
     released += large_purge(0, 0, false);
     released += segment_release_empty(0);

@@ -451,9 +451,11 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
 void central_flush(unsigned heap, unsigned cls, const struct tentry *e, unsigned n) CORE_INTERNAL;
 /* Purges spans of `cls` in `heap` dirty for longer than `age_ms` (0: all),
  * oldest first, until *excess bytes went back (no limit when excess is NULL;
- * *excess is decreased by what was purged); trylock when `try`. Returns
- * bytes purged. */
-size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
+ * *excess is decreased by what was purged); trylock when `try`; with
+ * `whole_spans_only`, spans that still hold a live block are passed over.
+ * Returns bytes purged. */
+size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess,
+                     bool whole_spans_only) CORE_INTERNAL;
 /* Empties the store of `cls` in `heap` into its blocks' spans' bitmaps. */
 void central_drain(unsigned heap, unsigned cls) CORE_INTERNAL;
 /* In a fork child, after tcache_after_fork_child (every lock held, the
@@ -734,8 +736,10 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
  * so reusing free small memory reuses its pages whole, while a medium block
  * is often written only in part (its first pages), and keeping a free
  * medium range resident mostly keeps pages nobody writes (tmalloc-st-mixed:
- * 100 MB more RSS with it, no time saved). The slower clock-driven work
- * runs at most every DECAY_MS. */
+ * 100 MB more RSS with it, no time saved). While the process has had more
+ * than one thread lately, those purges take only small spans with no live
+ * block (decay.c: threads_lately). The slower clock-driven work runs at
+ * most every DECAY_MS. */
 #define DECAY_MS 2
 #define LONG_DECAY_MS 1000
 #define RETAIN_BYTES ((size_t)64 << 20)

@@ -403,7 +403,9 @@ static size_t purge_span(struct class_central *cc, struct span *s)
     }
     if (!fresh)
         return 0;
-    purge_os_pages(span_start(seg, head), fresh);
+    /* a span with no live block in one call: the pages purged before cost
+     * the kernel a page-table walk, each further call a TLB shootdown */
+    purge_os_pages(span_start(seg, head), s->free_count == c->capacity ? all : fresh);
     s->purged |= fresh;
     size_t bytes = (size_t)__builtin_popcountll(fresh) * OS_PAGE;
     cc->purged_bytes += bytes;
@@ -416,7 +418,8 @@ static void consume(size_t *excess, size_t bytes)
         *excess -= bytes < *excess ? bytes : *excess;
 }
 
-size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
+size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess,
+                     bool whole_spans_only)
 {
     struct class_central *cc = &core_central[heap][cls];
     const struct size_class *c = &core_classes[cls];
@@ -437,6 +440,10 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
+        if (whole_spans_only && s->free_count != c->capacity) {
+            s = older_next;
+            continue;
+        }
         size_t bytes = purge_span(cc, s);
         released += bytes;
         consume(excess, bytes);
