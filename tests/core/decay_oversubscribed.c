@@ -10,12 +10,12 @@
  *    a loaded machine);
  *  - past the stretched grace it goes back down to the 64 MiB budget;
  *  - with the idle threads gone, a burst goes back after the plain grace. */
-#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 
 #include "heaplab.h"
 #include "decay_util.h"
+#include "idle_threads.h"
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
@@ -28,14 +28,6 @@
 #define BURST (100 * MIB)
 
 static void *blocks[BURST / BLOCK];
-static pthread_barrier_t set_up, release;
-
-static void pause_until(double t)
-{
-    double left = t - now_ms();
-    if (left > 0)
-        pause_ms((long)left + 1);
-}
 
 /* Allocates BURST in written 8 KiB blocks and frees them; returns when the
  * frees ended. */
@@ -44,15 +36,6 @@ static double burst(void)
     alloc_written(blocks, BURST / BLOCK);
     free_all(blocks, BURST / BLOCK);
     return now_ms();
-}
-
-static void *idle_thread(void *arg)
-{
-    (void)arg;
-    hl_free(hl_malloc(64)); /* set up: a cache and a heap */
-    pthread_barrier_wait(&set_up);
-    pthread_barrier_wait(&release);
-    return NULL;
 }
 
 int main(void)
@@ -65,12 +48,7 @@ int main(void)
         return 0;
     }
     hl_free(hl_malloc(64));
-    pthread_barrier_init(&set_up, NULL, IDLE_THREADS + 1);
-    pthread_barrier_init(&release, NULL, IDLE_THREADS + 1);
-    pthread_t idle[IDLE_THREADS];
-    for (int i = 0; i < IDLE_THREADS; i++)
-        REQUIRE("idle thread started", pthread_create(&idle[i], NULL, idle_thread, NULL) == 0);
-    pthread_barrier_wait(&set_up);
+    idle_threads_start(IDLE_THREADS);
 
     double freed = burst();
     pause_until(freed + GRACE_MS + 50);
@@ -89,9 +67,7 @@ int main(void)
     printf("info %.0f ms after the frees: %zu MiB\n", now_ms() - freed, after / MIB);
     CHECK("4 threads on 1 CPU: past the stretched grace it goes back down to the budget", after <= BUDGET + SLACK);
 
-    pthread_barrier_wait(&release);
-    for (int i = 0; i < IDLE_THREADS; i++)
-        pthread_join(idle[i], NULL);
+    idle_threads_stop();
     freed = burst();
     pause_until(freed + GRACE_MS + 50);
     slow_events(64);

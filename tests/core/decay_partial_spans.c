@@ -13,10 +13,9 @@
  *  - two threads: past the grace it is still resident (skipped, with a line
  *    saying so, when the run was too slow to tell: sanitizers, a loaded
  *    machine), and past the long decay it is gone. */
-#include <pthread.h>
-
 #include "heaplab.h"
 #include "decay_util.h"
+#include "idle_threads.h"
 #include "testutil.h"
 
 #define MIB ((size_t)1 << 20)
@@ -30,14 +29,6 @@
 #define BUDGET (64 * MIB)
 
 static void *blocks[NBLOCKS];
-static pthread_barrier_t set_up, release;
-
-static void pause_until(double t)
-{
-    double left = t - now_ms();
-    if (left > 0)
-        pause_ms((long)left + 1);
-}
 
 /* Writes NBLOCKS blocks and frees all but one in KEEP_ONE_IN; returns when
  * the frees ended. */
@@ -60,15 +51,6 @@ static void free_kept(void)
     hl_trim();
 }
 
-static void *idle_thread(void *arg)
-{
-    (void)arg;
-    hl_free(hl_malloc(64)); /* set up: a cache and a heap */
-    pthread_barrier_wait(&set_up);
-    pthread_barrier_wait(&release);
-    return NULL;
-}
-
 int main(void)
 {
     hl_free(hl_malloc(64));
@@ -84,11 +66,7 @@ int main(void)
     CHECK("1 thread: the free pages of spans in use go back past the grace", after <= BUDGET + SLACK);
     free_kept();
 
-    pthread_barrier_init(&set_up, NULL, 2);
-    pthread_barrier_init(&release, NULL, 2);
-    pthread_t idle;
-    REQUIRE("idle thread started", pthread_create(&idle, NULL, idle_thread, NULL) == 0);
-    pthread_barrier_wait(&set_up);
+    idle_threads_start(1);
 
     freed = burst_leaving_spans_in_use();
     at_free = free_resident();
@@ -111,8 +89,7 @@ int main(void)
     CHECK("2 threads: past the long decay they go back", after <= BUDGET + SLACK);
     free_kept();
 
-    pthread_barrier_wait(&release);
-    pthread_join(idle, NULL);
+    idle_threads_stop();
     hl_stats_t st;
     hl_stats(&st);
     CHECK("stats balanced", hl_stats_balanced(&st));

@@ -22,6 +22,14 @@ static inline void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* sleeps until now_ms() is past t */
+static inline void pause_until(double t)
+{
+    double left = t - now_ms();
+    if (left > 0)
+        pause_ms((long)left + 1);
+}
+
 /* n blocks of DECAY_BLOCK bytes into blocks[], both OS pages of each written */
 static inline void alloc_written(void **blocks, size_t n)
 {
