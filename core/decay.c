@@ -8,7 +8,6 @@
  * purging thread never waits behind another. */
 #include "internal.h"
 
-#include <sched.h>
 
 static _Atomic uint64_t last_decay_ms;
 /* 1 while a thread purges the excess over the budget */
@@ -97,27 +96,13 @@ static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_e
     return released;
 }
 
-/* CPUs the process may run on (read once; 1 if unknown) */
-static unsigned cpus_available(void)
-{
-    static _Atomic unsigned cached;
-    unsigned n = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (n == 0) {
-        cpu_set_t set;
-        int count = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-        n = count > 0 ? (unsigned)count : 1;
-        atomic_store_explicit(&cached, n, memory_order_relaxed);
-    }
-    return n;
-}
-
 /* The reuse grace, stretched when more threads are set up than there are
  * CPUs: a descheduled thread reuses what it freed only when it runs again,
  * a time slice or more later (up to REUSE_GRACE_STRETCH times). */
 static uint64_t reuse_grace_ms(void)
 {
     unsigned threads = atomic_load_explicit(&core_threads.live, memory_order_relaxed);
-    unsigned cpus = cpus_available();
+    unsigned cpus = core_cpus;
     unsigned stretch = threads > cpus ? (threads + cpus - 1) / cpus : 1;
     if (stretch > REUSE_GRACE_STRETCH)
         stretch = REUSE_GRACE_STRETCH;

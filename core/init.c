@@ -28,6 +28,24 @@ static void mutant_from_env(void)
 }
 #endif
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+unsigned core_arenas = 1;
+unsigned core_cpus = 1;
+
+/* The arenas threads are spread over: HEAPLAB_HEAPS, or the CPUs plus one
+ * (internal.h says why). A value that is not a count of arenas stops the
+ * program with one line, rather than run it on a setting it did not ask for. */
+_Static_assert(THREAD_ARENAS == 16, "the HEAPLAB_HEAPS message names the most arenas");
+static unsigned arenas_from_env(unsigned cpus)
+{
+    const char *env = os_getenv("HEAPLAB_HEAPS");
+    if (env == NULL || *env == '\0')
+        return cpus < THREAD_ARENAS ? cpus + 1 : THREAD_ARENAS;
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (*end != '\0' || n < 1 || n > THREAD_ARENAS)
+        core_fail("HEAPLAB_HEAPS must be a whole number from 1 to 16");
+    return (unsigned)n;
+}
 
 void core_lock_all(void)
 {
@@ -85,6 +103,8 @@ void core_init_slow(void)
             core_fail("the OS page size is not 4 KiB; heaplab cannot run here");
         size_class_init();
         mutant_from_env();
+        core_cpus = os_cpu_count();
+        core_arenas = arenas_from_env(core_cpus);
         const char *env = os_getenv("HEAPLAB_TCACHE");
         if (env && strcmp(env, "0") == 0)
             atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);

@@ -339,17 +339,27 @@ extern struct segment_pool core_pool CORE_INTERNAL;
 /* ---- small classes, central state (small.c) ---------------------------- */
 
 /* A thread takes, at its first slow path, the thread arena that the fewest
- * live threads use (the lowest such): thread arena a takes its small blocks
- * from the spans of small heap a and its medium blocks from medium arena
- * a % MEDIUM_ARENAS. Two threads on different heaps share no span, no lock
- * and no counter line on the small path; up to this many threads (more than
- * cores, on the machines this runs on) each have one to themselves, and a
- * thread started after another exited takes over its heap, whose spans
- * hold what the program kept of the old thread's blocks (threads started
- * round-robin over all heaps would each carve fresh spans: a program that
- * replaces its threads would grow with every generation). */
+ * live threads use (the lowest such) among the first core_arenas: thread
+ * arena a takes its small blocks from the spans of small heap a and its
+ * medium blocks from medium arena a % MEDIUM_ARENAS. Two threads on
+ * different heaps share no span, no lock and no counter line on the small
+ * path. A thread started after another exited takes over its heap, whose
+ * spans hold what the program kept of the old thread's blocks (threads
+ * started round-robin over all heaps would each carve fresh spans: a
+ * program that replaces its threads would grow with every generation). */
 #define THREAD_ARENAS 16
 #define SMALL_HEAPS THREAD_ARENAS
+/* Arenas in use: one per CPU the process may run on, plus one, at most
+ * THREAD_ARENAS (HEAPLAB_HEAPS=N at start-up sets N). Threads beyond the
+ * CPUs do not run at once, so heaps of their own buy them no parallelism;
+ * each heap more keeps free blocks and partly used spans that only its own
+ * threads reuse, and makes the frees between its threads remote ones. The
+ * one more lets the thread that set the program up, often idle afterwards,
+ * keep a heap while each CPU's thread has one (docs/core-development.md
+ * has the figures). Set once by core_init_slow, read-only afterwards. */
+extern unsigned core_arenas CORE_INTERNAL;
+/* CPUs the process may run on, at start-up (at least 1) */
+extern unsigned core_cpus CORE_INTERNAL;
 
 /* Class locks are striped per heap: class c of heap h uses
  * core_class_locks[h][c % CLASS_LOCKS]. No path ever holds two of them, and

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -136,6 +137,15 @@ void os_cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+unsigned os_cpu_count(void)
+{
+    int saved = errno;
+    cpu_set_t set;
+    int count = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    errno = saved;
+    return count > 0 ? (unsigned)count : 1;
 }
 
 const char *os_getenv(const char *name)

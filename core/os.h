@@ -71,6 +71,9 @@ void os_futex_wake_one(_Atomic uint32_t *word) OS_HIDDEN;
 /* A pause in a spin loop (lets the other hyperthread run). */
 void os_cpu_relax(void) OS_HIDDEN;
 
+/* CPUs this process may run on (its affinity mask), at least 1. */
+unsigned os_cpu_count(void) OS_HIDDEN;
+
 /* The environment variable `name`, or NULL (read at start-up only). */
 const char *os_getenv(const char *name) OS_HIDDEN;
 

@@ -236,7 +236,7 @@ static void thread_setup(struct tcache *tc)
     tc->state = THREAD_INIT;
     pthread_mutex_lock(&core_threads.lock);
     unsigned arena = 0;
-    for (unsigned a = 1; a < THREAD_ARENAS; a++)
+    for (unsigned a = 1; a < core_arenas; a++)
         if (core_threads.arena_threads[a] < core_threads.arena_threads[arena])
             arena = a;
     core_threads.arena_threads[arena]++;
