@@ -157,8 +157,11 @@ static void thread_exit(void *arg)
 {
     struct tcache *tc = arg;
     tcache_flush_all(tc);
-    stats_note_live(tc->live_pending);
+    /* what the sampler has not been told yet, or it would drift by up to
+     * the thresholds at each thread exit */
+    stats_note_live(tc->live_pending + (intptr_t)(tc->small_requested - tc->peak_reported));
     tc->live_pending = 0;
+    tc->peak_reported = 0;
     /* the bins let go of the region (all NULL) before another thread can
      * take it: stats read them while the region changes hands */
     struct tentry *region = tc->region;
@@ -336,13 +339,17 @@ void tcache_note_live(intptr_t delta)
     tc->live_pending = pending;
 }
 
-/* feeds the peak-live sampler with what this thread changed since last time */
+/* feeds the peak-live sampler with what this thread changed since it last
+ * did, once that reaches SMALL_LIVE_REPORT_BYTES either way */
 static void report_live(struct tcache *tc)
 {
     if (tc->state == THREAD_DEAD)
         return;
     size_t now = tc->small_requested;
-    stats_note_live((intptr_t)(now - tc->peak_reported));
+    intptr_t delta = (intptr_t)(now - tc->peak_reported);
+    if (delta < SMALL_LIVE_REPORT_BYTES && delta > -SMALL_LIVE_REPORT_BYTES)
+        return;
+    stats_note_live(delta);
     tc->peak_reported = now;
 }
 
