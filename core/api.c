@@ -76,7 +76,7 @@ static CORE_NOINLINE void small_free_remote(uintptr_t a, _Atomic uint16_t *slot,
     r->ptr = (void *)a;
     r->slot = slot;
     OWNER_STORE(tc->remote_n[cls], (uint8_t)(n + 1));
-    OWNER_ADD(tc->small_requested, (size_t)0 - request);
+    OWNER_ADD(tc->small_released, request);
 }
 
 static inline void small_free(uintptr_t a)
@@ -103,7 +103,7 @@ static inline void small_free(uintptr_t a)
     OWNER_STORE(b->top, e + 1);
     /* (frees are not counted here: stats derive them from allocs and the
      * blocks still out) */
-    OWNER_ADD(tc->small_requested, (size_t)0 - request);
+    OWNER_ADD(tc->small_released, request);
 }
 
 /* ---- medium, large and odd cases ---------------------------------------- */

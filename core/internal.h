@@ -558,11 +558,16 @@ struct tcache {
     struct tbin bins[NCLASSES];
     struct tentry *region;          /* the bins' entries (NULL until caching), tcache_region_bytes */
     /* OWNER_STORE / SHARED_READ: */
-    size_t small_requested;         /* requests malloc'd - freed by this thread, mod 2^64 */
+    /* Bytes of small requests this thread malloc'd and freed, mod 2^64;
+     * what it has live is their difference. Two words, not one: a malloc
+     * and the free that follows it would otherwise update one word in
+     * turn, each update waiting on the store of the one before (a chain
+     * through memory that set tmalloc-st-64's pace: docs/core-development.md) */
+    size_t small_requested;
+    size_t small_released;
     size_t allocs;                  /* small allocations (frees are derived in stats.c) */
-    size_t peak_reported;           /* part of small_requested already in core_os.live_approx */
+    size_t peak_reported;           /* part of the small net (tcache_small_net) already in core_os.live_approx */
     intptr_t live_pending;          /* medium and large live bytes not yet in core_os.live_approx (owner only) */
-    size_t medium_reuses;           /* medium mallocs served from the stash (OWNER_STORE / SHARED_READ) */
     uint32_t slow_events;
     uint8_t state;
     uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
@@ -584,6 +589,13 @@ struct tentry *tcache_remote_base(const struct tcache *tc, unsigned cls) CORE_IN
 static inline uint32_t remote_count_shared(const struct tcache *tc, unsigned cls)
 {
     return SHARED_READ(tc->remote_n[cls]);
+}
+
+/* the small request bytes a thread has live (its mallocs less its frees,
+ * mod 2^64), for the owner or, SHARED_READ, another thread */
+static inline size_t tcache_small_net(const struct tcache *tc)
+{
+    return SHARED_READ(tc->small_requested) - SHARED_READ(tc->small_released);
 }
 
 extern __thread struct tcache core_tc __attribute__((tls_model("initial-exec"))) CORE_INTERNAL;
@@ -686,6 +698,10 @@ size_t medium_free_resident(void) CORE_INTERNAL;
 #define MEDIUM_STASH_BLOCK_MAX ((size_t)32 << 10)
 #define MEDIUM_STASH_BYTES ((size_t)256 << 10)
 struct medium_stash {
+    /* medium mallocs served from the stash (OWNER_STORE / SHARED_READ, under
+     * core_threads.lock when read by another thread): kept here rather than in
+     * the thread's TLS, which has no room left */
+    size_t reuses;
     uint32_t count;                       /* entries, roughly the oldest first */
     uint32_t sizes[MEDIUM_STASH_BLOCKS];  /* block sizes, tags included: a search reads no tag */
     size_t bytes;                         /* their sum */

@@ -578,7 +578,7 @@ static struct mblock *stash_take(size_t need, size_t size)
     if (!b)
         return NULL;
     set_request(b, size);
-    OWNER_ADD(core_tc.medium_reuses, 1);
+    OWNER_ADD(st->reuses, 1);
     return b;
 }
 

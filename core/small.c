@@ -496,6 +496,6 @@ void central_recount_after_fork(void)
         cc->out_bytes += (c->out[cls] - stored) * sc->size - out_bytes;
         lane_note(class_lane(0, cls), before, free_resident(cc));
     }
-    size_t own_requested = self ? self->small_requested : 0;
+    size_t own_requested = self ? tcache_small_net(self) : 0;
     atomic_store_explicit(&core_threads.small_requested, c->requested - own_requested, memory_order_relaxed);
 }

@@ -159,9 +159,18 @@ static void thread_exit(void *arg)
     tcache_flush_all(tc);
     /* what the sampler has not been told yet, or it would drift by up to
      * the thresholds at each thread exit */
-    stats_note_live(tc->live_pending + (intptr_t)(tc->small_requested - tc->peak_reported));
+    stats_note_live(tc->live_pending + (intptr_t)(tcache_small_net(tc) - tc->peak_reported));
     tc->live_pending = 0;
     tc->peak_reported = 0;
+    /* the stash's reuses are folded in before the region changes hands, and
+     * under the lock that stats read them under (counted once, always) */
+    struct medium_stash *st = tcache_stash_of(tc);
+    if (st) {
+        pthread_mutex_lock(&core_threads.lock);
+        atomic_fetch_add_explicit(&core_threads.medium_reuses, st->reuses, memory_order_relaxed);
+        OWNER_STORE(st->reuses, 0);
+        pthread_mutex_unlock(&core_threads.lock);
+    }
     /* the bins let go of the region (all NULL) before another thread can
      * take it: stats read them while the region changes hands */
     struct tentry *region = tc->region;
@@ -178,12 +187,11 @@ static void thread_exit(void *arg)
         tc->next->prev = tc->prev;
     core_threads.arena_threads[tc->arena]--;
     atomic_fetch_sub_explicit(&core_threads.live, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&core_threads.small_requested, tc->small_requested, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.small_requested, tcache_small_net(tc), memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
-    atomic_fetch_add_explicit(&core_threads.medium_reuses, tc->medium_reuses, memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
+    OWNER_STORE(tc->small_released, 0);
     OWNER_STORE(tc->allocs, 0);
-    OWNER_STORE(tc->medium_reuses, 0);
     pthread_mutex_unlock(&core_threads.lock);
     tc->state = THREAD_DEAD;
 }
@@ -201,11 +209,13 @@ void tcache_after_fork_child(void)
          * them without ordering), so they are not emptied: their blocks
          * stay out, and central_recount_after_fork counts them (with any
          * block that was between a bin and a store) as orphans */
-        atomic_fetch_add_explicit(&core_threads.small_requested, SHARED_READ(tc->small_requested), memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.small_requested, tcache_small_net(tc), memory_order_relaxed);
         atomic_fetch_add_explicit(&core_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
         /* its stash is left as it is, the same way: the stashed blocks'
          * tags keep them counted as cached */
-        atomic_fetch_add_explicit(&core_threads.medium_reuses, SHARED_READ(tc->medium_reuses), memory_order_relaxed);
+        struct medium_stash *st = tcache_stash_of(tc);
+        if (st)
+            atomic_fetch_add_explicit(&core_threads.medium_reuses, SHARED_READ(st->reuses), memory_order_relaxed);
     }
     core_threads.head = self_listed ? self : NULL;
     self->prev = self->next = NULL;
@@ -307,7 +317,7 @@ static void count_free(struct tcache *tc, size_t request)
         atomic_fetch_sub_explicit(&core_threads.small_requested, request, memory_order_relaxed);
         return;
     }
-    OWNER_ADD(tc->small_requested, (size_t)0 - request);
+    OWNER_ADD(tc->small_released, request);
 }
 
 void count_request_change(size_t now, size_t before)
@@ -345,7 +355,7 @@ static void report_live(struct tcache *tc)
 {
     if (tc->state == THREAD_DEAD)
         return;
-    size_t now = tc->small_requested;
+    size_t now = tcache_small_net(tc);
     intptr_t delta = (intptr_t)(now - tc->peak_reported);
     if (delta < SMALL_LIVE_REPORT_BYTES && delta > -SMALL_LIVE_REPORT_BYTES)
         return;

@@ -142,6 +142,35 @@ static void thread_exit_gives_back(void)
     CHECK("stats balance and hl_check is clean after the exit", hl_stats_balanced(&after) && hl_check() == 0);
 }
 
+/* 8 pairs of one size: the first malloc from an arena, the next 7 from
+ * the stash (a reuse each) */
+static void *reuse_and_exit(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 8; i++)
+        hl_free(hl_malloc(SIZE));
+    return NULL;
+}
+
+/* A thread's stash counts its reuses; the count must reach the totals when
+ * the thread exits, once, and must not follow the region to the next
+ * thread that takes it over (the second thread below gets the first one's
+ * region back). */
+static void reuse_counts_survive_exit(void)
+{
+    hl_thread_flush();
+    hl_stats_t before = stats_now();
+    for (int round = 0; round < 2; round++) {
+        pthread_t t;
+        pthread_create(&t, NULL, reuse_and_exit, NULL);
+        pthread_join(t, NULL);
+    }
+    hl_stats_t after = stats_now();
+    CHECK("two threads in turn, each 8 malloc+free pairs served by its stash: 16 mallocs and 16 frees counted",
+          after.alloc_count == before.alloc_count + 16 && after.free_count == before.free_count + 16);
+    CHECK("stats balance and hl_check is clean after both exits", hl_stats_balanced(&after) && hl_check() == 0);
+}
+
 /* ---- threads freeing each other's blocks ---- */
 
 #define WORKERS 3
@@ -317,6 +346,7 @@ int main(void)
               "heaplab: realloc(): invalid pointer");
     bounded();
     thread_exit_gives_back();
+    reuse_counts_survive_exit();
     exchange();
     give_back_while_trimming();
     return tu_finish();
