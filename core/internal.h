@@ -712,6 +712,9 @@ struct medium_stash {
 struct medium_stash *tcache_medium_stash(void) CORE_INTERNAL;
 /* thread tc's stash (tc itself, or a thread that stopped): NULL without a region */
 struct medium_stash *tcache_stash_of(const struct tcache *tc) CORE_INTERNAL;
+/* medium mallocs tc's stash served that are not yet in core_threads'
+ * totals (0 without a region); core_threads.lock held, or tc the caller's */
+size_t tcache_stash_reuses(const struct tcache *tc) CORE_INTERNAL;
 /* Adds block (a tag) of `size` bytes, at most MEDIUM_STASH_BLOCK_MAX. A
  * full stash first gives its older half back (medium_unstash). */
 void medium_stash_put(struct medium_stash *st, void *block, size_t size) CORE_INTERNAL;

@@ -66,9 +66,7 @@ static void small_stats(hl_stats_t *s)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
             cached[cls] += bin_count_shared(&tc->bins[cls]) + remote_count_shared(tc, cls);
         allocs += SHARED_READ(tc->allocs);
-        const struct medium_stash *st = tcache_stash_of(tc);
-        if (st)
-            reuses += SHARED_READ(st->reuses);
+        reuses += tcache_stash_reuses(tc);
     }
     /* a medium block taken from a stash: a malloc, and the free of the
      * block's life before it, which no arena counted */

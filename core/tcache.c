@@ -107,12 +107,11 @@ static struct tentry *region_take(void)
     return r;
 }
 
-static void region_give(struct tentry *r)
+/* core_threads.lock held */
+static void region_give_locked(struct tentry *r)
 {
-    pthread_mutex_lock(&core_threads.lock);
     r->ptr = spare_regions;
     spare_regions = r;
-    pthread_mutex_unlock(&core_threads.lock);
 }
 
 /* Points every (empty) bin into the thread's region: full limits when
@@ -133,6 +132,12 @@ static void set_limits(struct tcache *tc, bool on)
 struct medium_stash *tcache_stash_of(const struct tcache *tc)
 {
     return tc->region ? (struct medium_stash *)((char *)tc->region + stash_offset) : NULL;
+}
+
+size_t tcache_stash_reuses(const struct tcache *tc)
+{
+    const struct medium_stash *st = tcache_stash_of(tc);
+    return st ? SHARED_READ(st->reuses) : 0;
 }
 
 void tcache_flush_all(struct tcache *tc)
@@ -162,22 +167,14 @@ static void thread_exit(void *arg)
     stats_note_live(tc->live_pending + (intptr_t)(tcache_small_net(tc) - tc->peak_reported));
     tc->live_pending = 0;
     tc->peak_reported = 0;
-    /* the stash's reuses are folded in before the region changes hands, and
-     * under the lock that stats read them under (counted once, always) */
-    struct medium_stash *st = tcache_stash_of(tc);
-    if (st) {
-        pthread_mutex_lock(&core_threads.lock);
-        atomic_fetch_add_explicit(&core_threads.medium_reuses, st->reuses, memory_order_relaxed);
-        OWNER_STORE(st->reuses, 0);
-        pthread_mutex_unlock(&core_threads.lock);
-    }
-    /* the bins let go of the region (all NULL) before another thread can
-     * take it: stats read them while the region changes hands */
+    /* One critical section under the lock that stats and hl_check read
+     * threads under: the thread leaves the list, its counts (the stash's
+     * reuses, kept in the region, among them) join the totals, and its
+     * bins let go of the region (all NULL) as the region goes to the spare
+     * list, so no reader counts anything twice or sees a region that
+     * another thread has taken. */
     struct tentry *region = tc->region;
-    tc->region = NULL;
-    set_limits(tc, false);
-    if (region)
-        region_give(region);
+    struct medium_stash *st = tcache_stash_of(tc);
     pthread_mutex_lock(&core_threads.lock);
     if (tc->prev)
         tc->prev->next = tc->next;
@@ -189,9 +186,16 @@ static void thread_exit(void *arg)
     atomic_fetch_sub_explicit(&core_threads.live, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.small_requested, tcache_small_net(tc), memory_order_relaxed);
     atomic_fetch_add_explicit(&core_threads.allocs, tc->allocs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&core_threads.medium_reuses, tcache_stash_reuses(tc), memory_order_relaxed);
     OWNER_STORE(tc->small_requested, 0);
     OWNER_STORE(tc->small_released, 0);
     OWNER_STORE(tc->allocs, 0);
+    if (st)
+        OWNER_STORE(st->reuses, 0);
+    tc->region = NULL;
+    set_limits(tc, false); /* off: takes no region, so not the lock */
+    if (region)
+        region_give_locked(region);
     pthread_mutex_unlock(&core_threads.lock);
     tc->state = THREAD_DEAD;
 }
@@ -213,9 +217,7 @@ void tcache_after_fork_child(void)
         atomic_fetch_add_explicit(&core_threads.allocs, SHARED_READ(tc->allocs), memory_order_relaxed);
         /* its stash is left as it is, the same way: the stashed blocks'
          * tags keep them counted as cached */
-        struct medium_stash *st = tcache_stash_of(tc);
-        if (st)
-            atomic_fetch_add_explicit(&core_threads.medium_reuses, SHARED_READ(st->reuses), memory_order_relaxed);
+        atomic_fetch_add_explicit(&core_threads.medium_reuses, tcache_stash_reuses(tc), memory_order_relaxed);
     }
     core_threads.head = self_listed ? self : NULL;
     self->prev = self->next = NULL;
