@@ -47,6 +47,19 @@ static unsigned arenas_from_env(unsigned cpus)
     return (unsigned)n;
 }
 
+/* HEAPLAB_PURGE_BATCH=0 gives free memory back with one madvise per range,
+ * as on a kernel that refuses batches: for measuring what batches buy, and
+ * for testing that path on any kernel. */
+static void purge_batches_from_env(void)
+{
+    const char *env = os_getenv("HEAPLAB_PURGE_BATCH");
+    if (env == NULL || *env == '\0' || strcmp(env, "1") == 0)
+        return;
+    if (strcmp(env, "0") != 0)
+        core_fail("HEAPLAB_PURGE_BATCH must be 0 or 1");
+    os_purge_batches_off();
+}
+
 void core_lock_all(void)
 {
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
@@ -105,6 +118,7 @@ void core_init_slow(void)
         mutant_from_env();
         core_cpus = os_cpu_count();
         core_arenas = arenas_from_env(core_cpus);
+        purge_batches_from_env();
         const char *env = os_getenv("HEAPLAB_TCACHE");
         if (env && strcmp(env, "0") == 0)
             atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);

@@ -305,7 +305,11 @@ static inline unsigned span_head_of(uintptr_t a, const struct size_class *c)
 /* Takes a span of class `cls` for small heap `heap` (all pages untouched);
  * NULL when out of memory. */
 struct span *segment_span_alloc(unsigned cls, unsigned heap) CORE_INTERNAL;
-/* Returns an all-free, fully purged span to its segment. */
+/* Adds the whole OS pages of an all-free span's slot array to `batch`. */
+void segment_span_purge_slots(struct span *s, struct os_purge_batch *batch) CORE_INTERNAL;
+/* Returns an all-free span to its segment, for any class to take: its
+ * pages and its slots' must have been given back (a batch holding them
+ * flushed) before. */
 void segment_span_release(struct span *s) CORE_INTERNAL;
 struct small_seg *segment_of_span(struct span *s) CORE_INTERNAL;
 unsigned span_head_index(struct span *s) CORE_INTERNAL;
@@ -632,6 +636,20 @@ struct thread_list {
 extern struct thread_list core_threads CORE_INTERNAL;
 extern _Atomic int core_tcache_on CORE_INTERNAL;
 
+/* An empty batch for a purge pass (os.h), its ranges combined into one
+ * system call while the process has more than one live thread: there a
+ * madvise also interrupts every other CPU running one of its threads to
+ * flush theirs, and one call for the pass is far cheaper (mstress at 8
+ * threads: 19% less time on the development VM). A process alone on its
+ * thread gives ranges back one by one: one flush of the whole TLB then
+ * cost it more afterwards than the flushes of single pages it saved
+ * (tmalloc-memory: 13% more time). docs/core-development.md has the runs. */
+static inline void purge_batch_init(struct os_purge_batch *b)
+{
+    b->n = 0;
+    b->combine = atomic_load_explicit(&core_threads.live, memory_order_relaxed) > 1;
+}
+
 void *small_malloc_slow(size_t size, unsigned cls) CORE_INTERNAL;
 /* `slot` (already 0) held `request + 1`; the bin was full, caching off, or
  * the block belongs to another heap than the thread's */
@@ -805,6 +823,12 @@ struct os_counters {
 };
 extern struct os_counters core_os CORE_INTERNAL;
 void stats_note_live(intptr_t delta) CORE_INTERNAL;
+/* counts `calls` system calls that gave pages back (purge_count) */
+static inline void count_purges(size_t calls)
+{
+    if (calls)
+        atomic_fetch_add_explicit(&core_os.purge_count, calls, memory_order_relaxed);
+}
 
 /* Free resident bytes (page_free + medium_free) are counted for the decay
  * budget in lanes: one per class lock and one per medium arena, each

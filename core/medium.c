@@ -282,9 +282,10 @@ static void touch_range(struct arena *ar, struct medium_seg *seg, uintptr_t star
     }
 }
 
-/* Marks (and, unless fresh, madvises) the whole OS pages inside free block f
- * past its links. Returns bytes newly purged. */
-static size_t purge_block(struct arena *ar, struct mfree *f, bool fresh)
+/* Marks the whole OS pages inside free block f past its links as purged
+ * and, unless the block is fresh (batch NULL), adds them to `batch`, to be
+ * given back before the arena lock goes. Returns bytes newly purged. */
+static size_t purge_block(struct arena *ar, struct mfree *f, struct os_purge_batch *batch)
 {
     struct medium_seg *seg = medium_seg_of(f);
     uintptr_t lo = ((uintptr_t)f + MIN_FREE_BYTES + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
@@ -303,8 +304,8 @@ static size_t purge_block(struct arena *ar, struct mfree *f, bool fresh)
         }
         if ((already || a + OS_PAGE >= hi) && run) {
             uintptr_t end = already ? a : a + OS_PAGE;
-            if (!fresh && os_purge((void *)run, end - run) == 0)
-                atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
+            if (batch)
+                count_purges(os_purge_add(batch, (void *)run, end - run));
             run = 0;
         }
     }
@@ -342,7 +343,7 @@ static struct mfree *segment_new(struct arena *ar, unsigned index)
     f->in_dirty = 0;
     ar->free_bytes += HEAP_BYTES;
     bin_insert(ar, f);
-    purge_block(ar, f, true);
+    purge_block(ar, f, NULL);
     registry_set(seg, KIND_MEDIUM);
     return f;
 }
@@ -855,21 +856,30 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
         }
         size_t before = free_resident(ar);
         reuse_drain(ar, now_ms, age_ms);
+        /* the pass's ranges go back before the lock goes (no block of
+         * them can be handed out until then; in one call while other
+         * threads run: purge_batch_init) */
+        struct os_purge_batch batch;
+        purge_batch_init(&batch);
         struct mfree *f = ar->dirty_tail;
         while (f && (age_ms == 0 || now_ms - f->since_ms >= age_ms) && (!excess || *excess > 0)) {
             struct mfree *newer = f->dprev;
             dirty_remove(ar, f);
-            size_t bytes = purge_block(ar, f, false);
+            size_t bytes = purge_block(ar, f, &batch);
             released += bytes;
             consume(excess, bytes);
             struct medium_seg *seg = medium_seg_of(f);
-            /* an empty segment goes back whole, unless it is the last one */
+            /* an empty segment goes back whole, unless it is the last one;
+             * its ranges in the batch first, while the addresses are
+             * still the arena's */
             if ((char *)f == (char *)seg + HEAP_START && block_size(&f->tag) == HEAP_BYTES && ar->segments > 1) {
+                count_purges(os_purge_flush(&batch));
                 segment_unmap(ar, seg);
                 released += SEG_SIZE;
             }
             f = newer;
         }
+        count_purges(os_purge_flush(&batch));
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
         CORE_ASSERT_EXPENSIVE(arena_validate(i) == 0, "medium arena invalid after a purge");

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,12 +86,66 @@ void os_unmap(void *p, size_t size)
     errno = saved;
 }
 
-int os_purge(void *p, size_t size)
+/* The calling process (thread) for process_madvise, without opening a
+ * pidfd: nothing to close, and in a fork child it means the child. A kernel
+ * that predates the sentinel refuses it (EBADF), one that allows only the
+ * cold and pageout hints refuses MADV_DONTNEED (EINVAL), one without
+ * process_madvise (before 5.10) says ENOSYS, and a seccomp filter may say
+ * EPERM: each leaves batches to one madvise per range. */
+#define PIDFD_SELF_THREAD (-10000)
+_Static_assert(sizeof(struct os_range) == sizeof(struct iovec), "os_range is laid out as struct iovec");
+
+/* 0: not tried yet, 1: the kernel takes batches, -1: it does not */
+static _Atomic int batch_support;
+
+static size_t purge_one_by_one(const struct os_purge_batch *b)
 {
+    size_t calls = 0;
+    for (unsigned i = 0; i < b->n; i++)
+        calls += madvise(b->range[i].base, b->range[i].len, MADV_DONTNEED) == 0;
+    return calls;
+}
+
+size_t os_purge_flush(struct os_purge_batch *b)
+{
+    if (b->n == 0)
+        return 0;
     int saved = errno;
-    int rc = madvise(p, size, MADV_DONTNEED);
+    size_t calls;
+    if (!b->combine || b->n == 1 || atomic_load_explicit(&batch_support, memory_order_relaxed) < 0) {
+        calls = purge_one_by_one(b);
+    } else {
+        size_t total = 0;
+        for (unsigned i = 0; i < b->n; i++)
+            total += b->range[i].len;
+        long rc = syscall(SYS_process_madvise, PIDFD_SELF_THREAD, (const struct iovec *)b->range, (size_t)b->n,
+                          MADV_DONTNEED, 0u);
+        if (rc >= 0 && (size_t)rc == total) {
+            atomic_store_explicit(&batch_support, 1, memory_order_relaxed);
+            calls = 1;
+        } else {
+            /* refused, or stopped part way: every range again, one by
+             * one (giving a range back twice does no harm), and batches
+             * never again */
+            atomic_store_explicit(&batch_support, -1, memory_order_relaxed);
+            calls = purge_one_by_one(b);
+        }
+    }
+    b->n = 0;
     errno = saved;
-    return rc;
+    return calls;
+}
+
+void os_purge_batches_off(void)
+{
+    atomic_store_explicit(&batch_support, -1, memory_order_relaxed);
+}
+
+size_t os_purge_add(struct os_purge_batch *b, void *p, size_t size)
+{
+    size_t calls = b->n == OS_PURGE_BATCH ? os_purge_flush(b) : 0;
+    b->range[b->n++] = (struct os_range){p, size};
+    return calls;
 }
 
 int os_remap_inplace(void *p, size_t old_size, size_t new_size)

@@ -10,6 +10,7 @@
 #define HEAPLAB_OS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,11 +44,39 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name) 
 /* Unmaps [p, p+size). RSS: drops by whatever of it was resident. */
 void os_unmap(void *p, size_t size) OS_HIDDEN;
 
-/* Gives [p, p+size) back to the OS but keeps the mapping: the next touch
- * reads zeros. RSS: drops at once (MADV_DONTNEED), unlike MADV_FREE, which
- * only drops under memory pressure. p and size must be OS_PAGE multiples.
- * Returns 0 on success. */
-int os_purge(void *p, size_t size) OS_HIDDEN;
+/* A batch of ranges to give back to the OS (os_purge_flush), kept on the
+ * purging thread's stack: together in one call when `combine` is set, one
+ * call per range otherwise. Ranges laid out as the kernel's struct iovec. */
+#define OS_PURGE_BATCH 64
+struct os_range {
+    void *base;
+    size_t len;
+};
+struct os_purge_batch {
+    unsigned n;
+    bool combine;
+    struct os_range range[OS_PURGE_BATCH];
+};
+
+/* Adds [p, p+size) (OS_PAGE multiples) to the batch, giving the batch back
+ * first when it is full. The range is given back only at that flush or the
+ * next os_purge_flush: until then the caller keeps it free (under the lock
+ * that guards it). Returns what that flush returned, 0 when none ran. */
+size_t os_purge_add(struct os_purge_batch *b, void *p, size_t size) OS_HIDDEN;
+
+/* Gives every range of the batch back to the OS but keeps the mappings
+ * (the next touch reads zeros), and empties the batch. With `combine`, in
+ * one process_madvise call where the kernel takes MADV_DONTNEED for the
+ * calling process through the PIDFD_SELF sentinel (recent kernels: 6.18 on
+ * the development VM); otherwise, or where the kernel refuses, one madvise
+ * per range. One call flushes the TLB once for all its ranges (the whole
+ * TLB, as they span more than a few pages) where a madvise each flushes
+ * just its range's pages: fewer flushes, each of everything. RSS: drops at
+ * once (MADV_DONTNEED), unlike MADV_FREE, which only drops under memory
+ * pressure. Returns the system calls that succeeded. */
+size_t os_purge_flush(struct os_purge_batch *b) OS_HIDDEN;
+/* From now on, one madvise per range whatever the kernel allows. */
+void os_purge_batches_off(void) OS_HIDDEN;
 
 /* Grows or shrinks the mapping [p, p+old) to `new_size` without moving it.
  * RSS: a shrink drops the cut pages; a grow adds untouched pages only.

@@ -117,16 +117,22 @@ struct span *segment_span_alloc(unsigned cls, unsigned heap)
     return s;
 }
 
+void segment_span_purge_slots(struct span *s, struct os_purge_batch *batch)
+{
+    struct small_seg *seg = segment_of_span(s);
+    unsigned head = span_head_index(s);
+    /* the slots are all zero again; their whole pages can go back too */
+    uintptr_t lo = ((uintptr_t)span_slots(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)span_slots(seg, head) + s->pages * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
+    if (hi > lo)
+        count_purges(os_purge_add(batch, (void *)lo, hi - lo));
+}
+
 void segment_span_release(struct span *s)
 {
     struct small_seg *seg = segment_of_span(s);
     unsigned head = span_head_index(s);
     unsigned k = s->pages;
-    /* the slots are all zero again; give their pages back too */
-    uintptr_t lo = ((uintptr_t)span_slots(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)span_slots(seg, head) + k * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
-    if (hi > lo && os_purge((void *)lo, hi - lo) == 0)
-        atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
     core_mutex_lock(&core_pool.lock);
     for (unsigned p = head; p < head + k; p++) {
         seg->page_class[p] = 0;

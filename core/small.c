@@ -359,22 +359,22 @@ static bool bits_all_set(const uint64_t *bm, size_t lo, size_t hi)
     return true;
 }
 
-/* madvise every run of set bits of `m` (OS pages of the span at `start`) */
-static void purge_os_pages(uintptr_t start, uint64_t m)
+/* adds every run of set bits of `m` (OS pages of the span at `start`) to
+ * the batch */
+static void purge_os_pages(struct os_purge_batch *batch, uintptr_t start, uint64_t m)
 {
     while (m) {
         unsigned lo = (unsigned)__builtin_ctzll(m);
         uint64_t shifted = m >> lo;
         unsigned len = ~shifted ? (unsigned)__builtin_ctzll(~shifted) : 64;
-        if (os_purge((void *)(start + ((uintptr_t)lo << OS_PAGE_SHIFT)), (size_t)len << OS_PAGE_SHIFT) == 0)
-            atomic_fetch_add_explicit(&core_os.purge_count, 1, memory_order_relaxed);
+        count_purges(os_purge_add(batch, (void *)(start + ((uintptr_t)lo << OS_PAGE_SHIFT)), (size_t)len << OS_PAGE_SHIFT));
         m &= ~os_page_mask(lo, lo + len - 1);
     }
 }
 
-/* Purges every OS page of the span that only free blocks overlap; returns
- * bytes purged. Class lock held. */
-static size_t purge_span(struct class_central *cc, struct span *s)
+/* Purges (into the batch) every OS page of the span that only free blocks
+ * overlap; returns bytes purged. Class lock held. */
+static size_t purge_span(struct class_central *cc, struct span *s, struct os_purge_batch *batch)
 {
     const struct size_class *c = &core_classes[s->cls];
     struct small_seg *seg = segment_of_span(s);
@@ -405,7 +405,7 @@ static size_t purge_span(struct class_central *cc, struct span *s)
         return 0;
     /* a span with no live block in one call: the pages purged before cost
      * the kernel a page-table walk, each further call a TLB shootdown */
-    purge_os_pages(span_start(seg, head), s->free_count == c->capacity ? all : fresh);
+    purge_os_pages(batch, span_start(seg, head), s->free_count == c->capacity ? all : fresh);
     s->purged |= fresh;
     size_t bytes = (size_t)__builtin_popcountll(fresh) * OS_PAGE;
     cc->purged_bytes += bytes;
@@ -416,6 +416,23 @@ static void consume(size_t *excess, size_t bytes)
 {
     if (excess)
         *excess -= bytes < *excess ? bytes : *excess;
+}
+
+/* Spans a purge pass emptied: they go back to the pool only after the
+ * batch holding their pages was given back (another class may carve a
+ * span as soon as it is in the pool). */
+#define RELEASE_PENDING_MAX 16
+struct release_pending {
+    unsigned n;
+    struct span *span[RELEASE_PENDING_MAX];
+};
+
+static void release_pending_spans(struct os_purge_batch *batch, struct release_pending *rp)
+{
+    count_purges(os_purge_flush(batch));
+    for (unsigned i = 0; i < rp->n; i++)
+        segment_span_release(rp->span[i]);
+    rp->n = 0;
 }
 
 size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess,
@@ -437,6 +454,12 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
      * blocks' pages can be purged */
     if (cc->store_count && (age_ms == 0 || now_ms - cc->store_since_ms >= age_ms))
         drain_store(cc, c, now_ms);
+    /* the pass's ranges go back before the lock goes (in one call while
+     * other threads run: purge_batch_init) */
+    struct os_purge_batch batch;
+    struct release_pending pending;
+    purge_batch_init(&batch);
+    pending.n = 0;
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
@@ -444,7 +467,7 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
             s = older_next;
             continue;
         }
-        size_t bytes = purge_span(cc, s);
+        size_t bytes = purge_span(cc, s, &batch);
         released += bytes;
         consume(excess, bytes);
         dirty_remove(cc, s);
@@ -456,10 +479,14 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
             cc->spans--;
             cc->span_bytes -= span_bytes;
             cc->purged_bytes -= span_bytes;
-            segment_span_release(s);
+            segment_span_purge_slots(s, &batch);
+            if (pending.n == RELEASE_PENDING_MAX)
+                release_pending_spans(&batch, &pending);
+            pending.span[pending.n++] = s;
         }
         s = older_next;
     }
+    release_pending_spans(&batch, &pending);
     if (!cc->dirty && !cc->store_count)
         atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     uint64_t oldest = cc->dirty_tail ? cc->dirty_tail->dirty_since_ms : UINT64_MAX;

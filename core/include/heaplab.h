@@ -50,7 +50,7 @@ void hl_free_aligned_sized(void *p, size_t align, size_t size);
     X(free_count, "frees served")                                                 \
     X(os_map_count, "mappings requested from the OS")                             \
     X(os_unmap_count, "mappings returned to the OS")                              \
-    X(purge_count, "madvise calls that gave pages back")
+    X(purge_count, "system calls that gave pages back (madvise, or process_madvise for a batch)")
 
 typedef struct hl_stats {
 #define HL_STATS_DECLARE(name, doc) size_t name;
