@@ -823,9 +823,17 @@ struct os_counters {
 };
 extern struct os_counters core_os CORE_INTERNAL;
 void stats_note_live(intptr_t delta) CORE_INTERNAL;
-/* counts `calls` system calls that gave pages back (purge_count) */
-static inline void count_purges(size_t calls)
+/* os_purge_add and os_purge_flush, with the system calls they made
+ * counted in purge_count */
+static inline void purge_add(struct os_purge_batch *b, void *p, size_t size)
 {
+    size_t calls = os_purge_add(b, p, size);
+    if (calls)
+        atomic_fetch_add_explicit(&core_os.purge_count, calls, memory_order_relaxed);
+}
+static inline void purge_flush(struct os_purge_batch *b)
+{
+    size_t calls = os_purge_flush(b);
     if (calls)
         atomic_fetch_add_explicit(&core_os.purge_count, calls, memory_order_relaxed);
 }

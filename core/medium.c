@@ -305,7 +305,7 @@ static size_t purge_block(struct arena *ar, struct mfree *f, struct os_purge_bat
         if ((already || a + OS_PAGE >= hi) && run) {
             uintptr_t end = already ? a : a + OS_PAGE;
             if (batch)
-                count_purges(os_purge_add(batch, (void *)run, end - run));
+                purge_add(batch, (void *)run, end - run);
             run = 0;
         }
     }
@@ -873,13 +873,13 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
              * its ranges in the batch first, while the addresses are
              * still the arena's */
             if ((char *)f == (char *)seg + HEAP_START && block_size(&f->tag) == HEAP_BYTES && ar->segments > 1) {
-                count_purges(os_purge_flush(&batch));
+                purge_flush(&batch);
                 segment_unmap(ar, seg);
                 released += SEG_SIZE;
             }
             f = newer;
         }
-        count_purges(os_purge_flush(&batch));
+        purge_flush(&batch);
         size_t after = free_resident(ar);
         lane_note(&ar->free_resident_lane, before, after);
         CORE_ASSERT_EXPENSIVE(arena_validate(i) == 0, "medium arena invalid after a purge");

@@ -125,7 +125,7 @@ void segment_span_purge_slots(struct span *s, struct os_purge_batch *batch)
     uintptr_t lo = ((uintptr_t)span_slots(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
     uintptr_t hi = ((uintptr_t)span_slots(seg, head) + s->pages * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
     if (hi > lo)
-        count_purges(os_purge_add(batch, (void *)lo, hi - lo));
+        purge_add(batch, (void *)lo, hi - lo);
 }
 
 void segment_span_release(struct span *s)

@@ -367,7 +367,7 @@ static void purge_os_pages(struct os_purge_batch *batch, uintptr_t start, uint64
         unsigned lo = (unsigned)__builtin_ctzll(m);
         uint64_t shifted = m >> lo;
         unsigned len = ~shifted ? (unsigned)__builtin_ctzll(~shifted) : 64;
-        count_purges(os_purge_add(batch, (void *)(start + ((uintptr_t)lo << OS_PAGE_SHIFT)), (size_t)len << OS_PAGE_SHIFT));
+        purge_add(batch, (void *)(start + ((uintptr_t)lo << OS_PAGE_SHIFT)), (size_t)len << OS_PAGE_SHIFT);
         m &= ~os_page_mask(lo, lo + len - 1);
     }
 }
@@ -418,23 +418,6 @@ static void consume(size_t *excess, size_t bytes)
         *excess -= bytes < *excess ? bytes : *excess;
 }
 
-/* Spans a purge pass emptied: they go back to the pool only after the
- * batch holding their pages was given back (another class may carve a
- * span as soon as it is in the pool). */
-#define RELEASE_PENDING_MAX 16
-struct release_pending {
-    unsigned n;
-    struct span *span[RELEASE_PENDING_MAX];
-};
-
-static void release_pending_spans(struct os_purge_batch *batch, struct release_pending *rp)
-{
-    count_purges(os_purge_flush(batch));
-    for (unsigned i = 0; i < rp->n; i++)
-        segment_span_release(rp->span[i]);
-    rp->n = 0;
-}
-
 size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess,
                      bool whole_spans_only)
 {
@@ -455,11 +438,12 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
     if (cc->store_count && (age_ms == 0 || now_ms - cc->store_since_ms >= age_ms))
         drain_store(cc, c, now_ms);
     /* the pass's ranges go back before the lock goes (in one call while
-     * other threads run: purge_batch_init) */
+     * other threads run: purge_batch_init); the spans it empties go back
+     * to the pool only after that (another class may carve a span as soon
+     * as it is there), linked meanwhile through their free dirty links */
     struct os_purge_batch batch;
-    struct release_pending pending;
     purge_batch_init(&batch);
-    pending.n = 0;
+    struct span *emptied = NULL;
     struct span *s = cc->dirty_tail;
     while (s && (age_ms == 0 || now_ms - s->dirty_since_ms >= age_ms) && (!excess || *excess > 0)) {
         struct span *older_next = s->dprev;
@@ -480,13 +464,18 @@ size_t central_purge(unsigned heap, unsigned cls, uint64_t now_ms, uint64_t age_
             cc->span_bytes -= span_bytes;
             cc->purged_bytes -= span_bytes;
             segment_span_purge_slots(s, &batch);
-            if (pending.n == RELEASE_PENDING_MAX)
-                release_pending_spans(&batch, &pending);
-            pending.span[pending.n++] = s;
+            s->dnext = emptied;
+            emptied = s;
         }
         s = older_next;
     }
-    release_pending_spans(&batch, &pending);
+    purge_flush(&batch);
+    while (emptied) {
+        struct span *next = emptied->dnext;
+        emptied->dnext = NULL;
+        segment_span_release(emptied);
+        emptied = next;
+    }
     if (!cc->dirty && !cc->store_count)
         atomic_fetch_and_explicit(&core_dirty_classes[heap].bits[cls / 64], ~((uint64_t)1 << (cls % 64)), memory_order_relaxed);
     uint64_t oldest = cc->dirty_tail ? cc->dirty_tail->dirty_since_ms : UINT64_MAX;

@@ -14,19 +14,15 @@
 #define SLOTS 2048
 /* the release build checks every 5,000 operations; the debug build
  * (core_model_debug) every MODEL_CHECK_EVERY, set by its CMake target */
-#ifdef MODEL_CHECK_EVERY
-#define MODEL_CHECK_EVERY_SET 1
-#else
-#define MODEL_CHECK_EVERY_SET 0
+#ifndef MODEL_CHECK_EVERY
 #define MODEL_CHECK_EVERY 5000
 #endif
-/* a sanitizer build of the debug test (hl_check every 64 operations) ran
- * for 170-200 s of 150,000 on a slow day's VM: it does 60,000 */
-#if MODEL_CHECK_EVERY_SET && (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__))
-#define OPS 60000
-#else
-#define OPS 150000
+/* operations: fewer for the debug test in a sanitizer build (its CMake
+ * target says) */
+#ifndef MODEL_OPS
+#define MODEL_OPS 150000
 #endif
+#define OPS MODEL_OPS
 #define CHECK_EVERY MODEL_CHECK_EVERY
 #define TRIM_EVERY 12500
 
