@@ -48,13 +48,21 @@ static unsigned bin_limit(unsigned cls)
     return (unsigned)n;
 }
 
-/* A remote bin holds half a bin: it goes home in a flush as big as a full
- * bin's (which gives half the bin back), and a thread that frees only other
- * threads' blocks (a consumer) keeps no more than that many of them away
- * from home per class. */
+/* A remote bin holds half a bin, and at most REMOTE_BIN_BYTES of blocks
+ * (at least 2): it goes home in a flush no bigger than a full bin's (which
+ * gives half the bin back), and a thread that frees other threads' blocks
+ * keeps few of them away from home per class. While a class's blocks wait
+ * here, their owner finds its store empty and carves new ones: with half
+ * bins, rptest at 2 threads (10% of its frees on another thread, 16 B to
+ * 16 KB) kept about 2 MB more resident (docs/core-development.md). The
+ * classes of 64 B and below keep their 128 entries. */
+#define REMOTE_BIN_BYTES ((size_t)8192)
 static unsigned remote_limit(unsigned cls)
 {
-    return bin_limit(cls) / 2;
+    size_t n = bin_limit(cls) / 2, cap = REMOTE_BIN_BYTES / core_classes[cls].size;
+    if (cap < n)
+        n = cap < 2 ? 2 : cap;
+    return (unsigned)n;
 }
 _Static_assert(TCACHE_MAX_BLOCKS / 2 <= UINT8_MAX, "a remote bin's count fits remote_n");
 _Static_assert(TCACHE_MIN_BLOCKS / 2 >= 1, "every class has a remote bin");
