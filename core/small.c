@@ -238,7 +238,7 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
 }
 
 /* Blocks a refill carves from the bitmaps: what it wants, but at most
- * CARVE_BYTES of them (at least one). Stored blocks were freed by the
+ * CARVE_BYTES of them. Stored blocks were freed by the
  * program, so their pages are resident; blocks carved are often on pages
  * never touched. A bin filled with a whole bin's worth of those (64 KiB)
  * keeps them circulating through bins and stores beside the program's own
@@ -249,11 +249,10 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
  * which carves 100,000 blocks an iteration (4 KiB: 17%);
  * docs/core-development.md has the runs. */
 #define CARVE_BYTES ((size_t)8192)
+_Static_assert(CARVE_BYTES >= SMALL_MAX, "a refill carves at least one block of every class");
 static unsigned carve_count(const struct size_class *c, unsigned want)
 {
     size_t cap = CARVE_BYTES / c->size;
-    if (cap == 0)
-        cap = 1;
     return want < cap ? want : (unsigned)cap;
 }
 

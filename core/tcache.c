@@ -38,14 +38,16 @@ static size_t stash_offset;
  * (under core_threads.lock) */
 static struct tentry *spare_regions;
 
+/* blocks of class `cls` in `bytes`, within [lo, hi] */
+static unsigned blocks_within(size_t bytes, unsigned cls, unsigned lo, unsigned hi)
+{
+    size_t n = bytes / core_classes[cls].size;
+    return n < lo ? lo : n > hi ? hi : (unsigned)n;
+}
+
 static unsigned bin_limit(unsigned cls)
 {
-    size_t n = TCACHE_BIN_BYTES / core_classes[cls].size;
-    if (n < TCACHE_MIN_BLOCKS)
-        n = TCACHE_MIN_BLOCKS;
-    if (n > TCACHE_MAX_BLOCKS)
-        n = TCACHE_MAX_BLOCKS;
-    return (unsigned)n;
+    return blocks_within(TCACHE_BIN_BYTES, cls, TCACHE_MIN_BLOCKS, TCACHE_MAX_BLOCKS);
 }
 
 /* A remote bin holds half a bin, and at most REMOTE_BIN_BYTES of blocks
@@ -59,10 +61,7 @@ static unsigned bin_limit(unsigned cls)
 #define REMOTE_BIN_BYTES ((size_t)8192)
 static unsigned remote_limit(unsigned cls)
 {
-    size_t n = bin_limit(cls) / 2, cap = REMOTE_BIN_BYTES / core_classes[cls].size;
-    if (cap < n)
-        n = cap < 2 ? 2 : cap;
-    return (unsigned)n;
+    return blocks_within(REMOTE_BIN_BYTES, cls, 2, bin_limit(cls) / 2);
 }
 _Static_assert(TCACHE_MAX_BLOCKS / 2 <= UINT8_MAX, "a remote bin's count fits remote_n");
 _Static_assert(TCACHE_MIN_BLOCKS / 2 >= 1, "every class has a remote bin");
