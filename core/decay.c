@@ -74,11 +74,15 @@ static unsigned threads_lately(uint64_t now)
 /* Small segments left completely empty are unmapped beyond this many. */
 #define SPARE_EMPTY_SEGMENTS 1
 
-/* Purges small spans free for `small_age` ms or longer until *small_excess
+/* Purges small spans free for `kept_age` ms or longer until *small_excess
  * bytes went back, then medium blocks free for `medium_age` or longer until
  * *medium_excess did (0 ages: any; NULL excesses: no limit), oldest first
- * within each; with `whole_spans_only`, only small spans with no live block. */
-static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_excess, uint64_t medium_age,
+ * within each; with `whole_spans_only`, only small spans with no live block.
+ * Medium blocks kept whole in the reuse caches for `kept_age` or longer
+ * join the free blocks first: like a small span, a cached block is reused
+ * where it is, so a program that soon allocates its size again writes no
+ * new boundary tag (see medium.c). */
+static size_t purge_older_than(uint64_t now, uint64_t kept_age, size_t *small_excess, uint64_t medium_age,
                                size_t *medium_excess, bool try, bool whole_spans_only)
 {
     size_t released = 0;
@@ -88,11 +92,11 @@ static size_t purge_older_than(uint64_t now, uint64_t small_age, size_t *small_e
             while (bits) {
                 unsigned cls = w * 64 + (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                released += central_purge(h, cls, now, small_age, try, small_excess, whole_spans_only);
+                released += central_purge(h, cls, now, kept_age, try, small_excess, whole_spans_only);
             }
         }
     if (!medium_excess || *medium_excess)
-        released += medium_purge(now, medium_age, try, medium_excess);
+        released += medium_purge(now, kept_age, medium_age, try, medium_excess);
     return released;
 }
 
@@ -124,9 +128,9 @@ void decay_tick(uint32_t *events)
     /* over the budget, free memory goes back at once, oldest first: each
      * path's down to three quarters of the budget (so that small memory
      * kept young does not make the medium arenas give back theirs); small
-     * spans freed within the last REUSE_GRACE_MS stay (a server's next
-     * burst reuses them: purging them only made the burst fault them back
-     * in), unless so much is free that a program evidently gave up a large
+     * spans freed within the last REUSE_GRACE_MS stay, and medium blocks
+     * cached whole as long (a server's next burst reuses them: purging
+     * them only made the burst fault them back in), unless so much is free that a program evidently gave up a large
      * part of its heap, which it then gets back before its next phase. */
     size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
@@ -170,7 +174,7 @@ size_t decay_purge_all(void)
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         for (unsigned cls = 0; cls < NCLASSES; cls++)
             released += central_purge(h, cls, 0, 0, false, NULL, false);
-    released += medium_purge(0, 0, false, NULL);
+    released += medium_purge(0, 0, 0, false, NULL);
     released += large_purge(0, 0, false);
     released += segment_release_empty(0);
     return released;

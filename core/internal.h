@@ -692,8 +692,10 @@ int medium_resize_inplace(void *p, size_t size) CORE_INTERNAL;
  * tags, as free checks them (a broken size must not be copied through),
  * but a broken one is reported as realloc's. */
 void medium_realloc_check_tags(void *p) CORE_INTERNAL;
-/* as central_purge, for the free blocks of every arena */
-size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
+/* as central_purge, for the free blocks of every arena; blocks kept whole
+ * in the reuse caches are merged into the heap first, those cached for
+ * cached_age_ms or longer (0: all) */
+size_t medium_purge(uint64_t now_ms, uint64_t cached_age_ms, uint64_t age_ms, bool try, size_t *excess) CORE_INTERNAL;
 void medium_lock_all(void) CORE_INTERNAL;
 void medium_unlock_all(void) CORE_INTERNAL;
 void medium_stats(hl_stats_t *s) CORE_INTERNAL;
@@ -783,11 +785,13 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
  * halved again after LONG_DECAY_MS without); below that budget only after
  * LONG_DECAY_MS, so a program that frees and soon reallocates a working set
  * (tmalloc-st-random, mstress's generations) does not fault it all back in
- * every round. The grace is for small spans only: small blocks are packed,
- * so reusing free small memory reuses its pages whole, while a medium block
- * is often written only in part (its first pages), and keeping a free
- * medium range resident mostly keeps pages nobody writes (tmalloc-st-mixed:
- * 100 MB more RSS with it, no time saved). While the process has had more
+ * every round. The grace is for small spans and for the medium blocks
+ * kept whole in the reuse caches: small blocks are packed, so reusing free
+ * small memory reuses its pages whole, and a cached medium block comes back
+ * whole, its tag where it was; while a medium block is often written only
+ * in part (its first pages), and keeping a merged free medium range
+ * resident mostly keeps pages nobody writes (tmalloc-st-mixed: 100 MB more
+ * RSS with it, no time saved). While the process has had more
  * than one thread lately, those purges take only small spans with no live
  * block (decay.c: threads_lately). The slower clock-driven work runs at
  * most every DECAY_MS. */

@@ -8,12 +8,14 @@
  * lock; a thread tries its own arena first, then the others with trylock.
  * Free blocks older than DECAY_MS give their whole interior OS pages back.
  *
- * A freed block is first kept whole in its arena's reuse cache, a few per
+ * A freed block is first kept whole in its arena's reuse cache, dozens per
  * bin, for a later request of nearly its size: that request then takes it
  * as it is, with its boundary tag where it already was. Splitting and
  * merging instead would write new tags at new offsets, and each new tag
- * touches a page the program may never touch (tmalloc-st-mixed: twice the
- * page faults). Decay and hl_trim merge cached blocks back into the heap.
+ * touches a page the program may never touch (tmalloc-st-mixed: 2.5 times
+ * mimalloc's page faults, and as many purges to give those pages back).
+ * Decay merges cached blocks back into the heap once they have been cached
+ * for the reuse grace, as it purges small spans; hl_trim at once.
  * In front of the arenas, each thread keeps a short stash of the blocks it
  * freed (medium_stash.c), taken back with no lock at all. */
 #include "internal.h"
@@ -85,8 +87,16 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
  * thread's stash has STASH_MARK instead and counts as used in its arena's
  * counters (its thread took it out without the lock) and as thread-cached
  * in the stats. No request comes near either mark. */
-#define REUSE_PER_BIN 16
-#define REUSE_BYTES ((size_t)16 << 20) /* per arena */
+/* A program that frees and allocates blocks of many medium sizes needs
+ * room for many of them (tmalloc-st-mixed: 5,000 live blocks of 8-400 KiB,
+ * over some 20 bins); each cached block is resident in its first pages
+ * only, unless the program wrote it whole, and then it is memory a block of
+ * its size would have to fault in anyway. More per bin keeps more blocks
+ * unmerged, so the heap fragments (tmalloc-st-medium, written whole: 64
+ * per bin, 7% more RSS than 16; docs/core-development.md). Decay merges a
+ * cached block back into the heap after the reuse grace, as a small span. */
+#define REUSE_PER_BIN 48
+#define REUSE_BYTES ((size_t)128 << 20) /* per arena */
 #define REUSE_MARK SIZE_MAX
 #define STASH_MARK (SIZE_MAX - 1)
 _Static_assert(MEDIUM_ARENAS <= 32, "a 32-bit mask holds a set of arenas");
@@ -102,7 +112,11 @@ struct reuse_cache {
     uint64_t since_ms[NBINS][REUSE_PER_BIN];
     uint8_t count[NBINS];
     size_t bytes;
+    /* at most the oldest since_ms: a drain that would find nothing old
+     * enough is skipped without reading the entries */
+    uint64_t oldest_ms;
 };
+_Static_assert(REUSE_PER_BIN <= UINT8_MAX, "a bin's count fits its byte");
 
 /* Arena counters (under the arena lock):
  *   free_bytes   == sum of the sizes of free blocks, cached ones included
@@ -245,6 +259,21 @@ static void dirty_push(struct arena *ar, struct mfree *f, uint64_t now)
     ar->dirty = f;
 }
 
+/* As dirty_push, at the old end: for a block free since `since`, at least
+ * as long as any purge pass waits (a cached block merged into the heap). */
+static void dirty_append(struct arena *ar, struct mfree *f, uint64_t since)
+{
+    f->since_ms = since;
+    f->in_dirty = 1;
+    f->dnext = NULL;
+    f->dprev = ar->dirty_tail;
+    if (ar->dirty_tail)
+        ar->dirty_tail->dnext = f;
+    else
+        ar->dirty = f;
+    ar->dirty_tail = f;
+}
+
 static void dirty_remove(struct arena *ar, struct mfree *f)
 {
     if (!f->in_dirty)
@@ -381,8 +410,8 @@ static void count_freed(struct arena *ar, struct mblock *b)
 }
 
 /* Merges block b, already counted as free, with its free neighbours and
- * bins the result (lock held). */
-static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
+ * bins the result, which the caller puts on the dirty list (lock held). */
+static struct mfree *merge_free(struct arena *ar, struct mblock *b)
 {
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium merge without the arena lock");
     size_t size = block_size(b);
@@ -409,8 +438,8 @@ static void merge_free(struct arena *ar, struct mblock *b, uint64_t now)
     if (start != b)
         set_size_flags(b, block_size(b));
     bin_insert(ar, f);
-    dirty_push(ar, f, now);
     CORE_ASSERT(block_is_valid(&f->tag), "medium tags inconsistent after a free");
+    return f;
 }
 
 /* The counters of a free block b that becomes live with `request` (lock
@@ -429,7 +458,7 @@ static void count_taken(struct arena *ar, struct mblock *b, size_t request)
 static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
 {
     count_freed(ar, b);
-    merge_free(ar, b, now);
+    dirty_push(ar, merge_free(ar, b), now);
 }
 
 /* ---- the reuse cache ------------------------------------------------------- */
@@ -454,6 +483,8 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
         return false;
     count_freed(ar, b);
     set_request(b, REUSE_MARK);
+    if (rc->bytes == 0 || now < rc->oldest_ms)
+        rc->oldest_ms = now;
     rc->blocks[k][rc->count[k]] = b;
     rc->sizes[k][rc->count[k]] = (uint32_t)size;
     rc->since_ms[k][rc->count[k]] = now;
@@ -469,15 +500,16 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache read without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
     unsigned first = bin_of(need);
-    /* a fitting block sits in need's bin or the next one */
+    uint32_t want = (uint32_t)need, slack = (uint32_t)(need / MEDIUM_FIT_SLACK);
+    /* a fitting block sits in need's bin or the next one; the newest that
+     * fits (the highest index) is taken */
     for (unsigned k = first; k <= first + 1 && k < NBINS; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
-            size_t size = rc->sizes[k][i];
-            if (size < need || size - need > need / MEDIUM_FIT_SLACK)
+            if (rc->sizes[k][i] - want > slack)
                 continue;
             struct mblock *b = rc->blocks[k][i];
+            rc->bytes -= rc->sizes[k][i];
             reuse_remove(rc, k, i);
-            rc->bytes -= size;
             count_taken(ar, b, request);
             return b;
         }
@@ -486,21 +518,29 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
 }
 
 /* Merges the cached blocks older than age_ms (0: all) back into the heap,
- * where decay can purge them (lock held). */
+ * at the old end of the dirty list with the time they were cached, so the
+ * purge pass that drains them can give them back (lock held). */
 static void reuse_drain(struct arena *ar, uint64_t now_ms, uint64_t age_ms)
 {
     struct reuse_cache *rc = &ar->reuse;
+    if (rc->bytes == 0 || (age_ms != 0 && now_ms - rc->oldest_ms < age_ms))
+        return;
+    uint64_t oldest = UINT64_MAX;
     for (unsigned k = 0; k < NBINS && rc->bytes; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
-            if (age_ms != 0 && now_ms - rc->since_ms[k][i] < age_ms)
+            uint64_t since = rc->since_ms[k][i];
+            if (age_ms != 0 && now_ms - since < age_ms) {
+                oldest = since < oldest ? since : oldest;
                 continue;
+            }
             struct mblock *b = rc->blocks[k][i];
             reuse_remove(rc, k, i);
             rc->bytes -= block_size(b);
             set_request(b, 0);
-            merge_free(ar, b, now_ms);
+            dirty_append(ar, merge_free(ar, b), since);
         }
     }
+    rc->oldest_ms = oldest;
 }
 
 /* ---- allocation ---------------------------------------------------------- */
@@ -843,7 +883,7 @@ static void consume(size_t *excess, size_t bytes)
         *excess -= bytes < *excess ? bytes : *excess;
 }
 
-size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
+size_t medium_purge(uint64_t now_ms, uint64_t cached_age_ms, uint64_t age_ms, bool try, size_t *excess)
 {
     size_t released = 0;
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++) {
@@ -855,7 +895,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t age_ms, bool try, size_t *excess)
             core_mutex_lock(&ar->lock);
         }
         size_t before = free_resident(ar);
-        reuse_drain(ar, now_ms, age_ms);
+        reuse_drain(ar, now_ms, cached_age_ms);
         /* the pass's ranges go back before the lock goes (no block of
          * them can be handed out until then; in one call while other
          * threads run: purge_batch_init) */
