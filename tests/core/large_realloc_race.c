@@ -36,12 +36,31 @@
 #endif
 #define RING 4         /* live blocks each thread keeps */
 #define MAX_PHASE_THREADS 4
-/* a hang detector for one round, not a performance limit */
+/* A hang detector for one round, not a performance limit: the round is
+ * killed (SIGALRM) only when its workers made no progress at all for this
+ * long. A fixed limit per round fired on a CPU starved by other work
+ * (three rounds of twenty beside a full test run at nice 19) where no
+ * thread hung. */
 #define ROUND_ALARM_S 60
 
 enum round_status { ROUND_OK = 0, ROUND_NULL = 2, ROUND_BYTES = 3, ROUND_CHECK = 4, ROUND_LIVE = 5 };
 
 static _Atomic int round_status;
+/* worker iterations finished in this round's process */
+static _Atomic unsigned long progress;
+
+static void on_alarm(int sig)
+{
+    static unsigned long seen;
+    unsigned long now = atomic_load_explicit(&progress, memory_order_relaxed);
+    if (now != seen) {
+        seen = now;
+        alarm(ROUND_ALARM_S);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 struct block {
     unsigned char *p;
@@ -129,6 +148,7 @@ static void *worker(void *argp)
         }
         retire(&ring[i % RING]);
         ring[i % RING] = b;
+        atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
     }
     for (unsigned k = 0; k < RING; k++)
         retire(&ring[k]);
@@ -152,6 +172,7 @@ static void phase(unsigned threads, int shrink, uint64_t seed)
  * shrink at 2 and 4; the exit status says what went wrong */
 static int round_child(unsigned round)
 {
+    signal(SIGALRM, on_alarm);
     alarm(ROUND_ALARM_S);
     static const unsigned thread_counts[] = {2, MAX_PHASE_THREADS};
     for (int shrink = 0; shrink <= 1; shrink++)
