@@ -701,6 +701,8 @@ void medium_unlock_all(void) CORE_INTERNAL;
 void medium_stats(hl_stats_t *s) CORE_INTERNAL;
 /* the medium arenas' lanes of free resident bytes, summed */
 size_t medium_free_resident(void) CORE_INTERNAL;
+/* of those, the bytes of blocks kept whole in the reuse caches, summed */
+size_t medium_cached_bytes(void) CORE_INTERNAL;
 
 /* A thread's stash of medium blocks it freed (medium_stash.c), kept in its
  * cache region: the next medium request of nearly a stashed block's size

@@ -135,13 +135,32 @@ struct arena {
     size_t segments, free_bytes, purged_bytes, used_bytes, used_count;
     size_t allocs, frees;
     struct reuse_cache reuse;
-    _Atomic size_t free_resident_lane; /* lane_note: free_resident(), for the decay budget */
+    /* lane_note, for the decay budget: free_resident(), and of it the
+     * bytes of the reuse cache */
+    _Atomic size_t free_resident_lane, cached_lane;
     char pad[64];
 };
 
 static size_t free_resident(const struct arena *ar)
 {
     return ar->free_bytes - ar->purged_bytes;
+}
+
+/* An arena's budget figures before a change (lock held) ... */
+struct lanes_before {
+    size_t free_resident, cached;
+};
+
+static struct lanes_before lanes_begin(const struct arena *ar)
+{
+    return (struct lanes_before){free_resident(ar), ar->reuse.bytes};
+}
+
+/* ... and the change published to its lanes, before the lock goes */
+static void lanes_end(struct arena *ar, struct lanes_before before)
+{
+    lane_note(&ar->free_resident_lane, before.free_resident, free_resident(ar));
+    lane_note(&ar->cached_lane, before.cached, ar->reuse.bytes);
 }
 
 static struct arena arenas[MEDIUM_ARENAS] = {
@@ -629,7 +648,7 @@ static struct mblock *arena_take(size_t need, size_t request)
 {
     unsigned index;
     struct arena *ar = lock_some_arena(&index);
-    size_t before = free_resident(ar);
+    struct lanes_before before = lanes_begin(ar);
     struct mblock *b = reuse_take(ar, need, request);
     if (!b) {
         struct mfree *f = find_fit(ar, need);
@@ -638,8 +657,7 @@ static struct mblock *arena_take(size_t need, size_t request)
         if (f)
             b = carve(ar, f, need, request);
     }
-    size_t after = free_resident(ar);
-    lane_note(&ar->free_resident_lane, before, after);
+    lanes_end(ar, before);
     CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a malloc");
     core_mutex_unlock(&ar->lock);
     return b;
@@ -783,13 +801,12 @@ void medium_unstash(void *const *blocks, unsigned n)
         pending &= pending - 1;
         struct arena *ar = &arenas[index];
         core_mutex_lock(&ar->lock);
-        size_t before = free_resident(ar);
+        struct lanes_before before = lanes_begin(ar);
         for (unsigned i = 0; i < n; i++) {
             if (arena_of[i] == index)
                 free_locked(ar, blocks[i], false, now);
         }
-        size_t after = free_resident(ar);
-        lane_note(&ar->free_resident_lane, before, after);
+        lanes_end(ar, before);
         CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after stashed blocks came back");
         core_mutex_unlock(&ar->lock);
     }
@@ -805,10 +822,9 @@ void medium_free(void *p, bool in_realloc)
         struct arena *ar = &arenas[index];
         uint64_t now = atomic_load_explicit(&core_clock_ms, memory_order_relaxed);
         core_mutex_lock(&ar->lock);
-        size_t before = free_resident(ar);
+        struct lanes_before before = lanes_begin(ar);
         free_locked(ar, b, in_realloc, now);
-        size_t after = free_resident(ar);
-        lane_note(&ar->free_resident_lane, before, after);
+        lanes_end(ar, before);
         CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a free");
         core_mutex_unlock(&ar->lock);
     }
@@ -834,7 +850,7 @@ int medium_resize_inplace(void *p, size_t size)
     int rc = -1;
     core_mutex_lock(&ar->lock);
     check_neighbour_tags(b, true);
-    size_t before = free_resident(ar);
+    struct lanes_before before = lanes_begin(ar);
     size_t cur = block_size(b);
     size_t old_request = block_request(b);
     if (need <= cur) {
@@ -866,8 +882,7 @@ int medium_resize_inplace(void *p, size_t size)
     }
     if (rc == 0)
         set_request(b, size);
-    size_t after = free_resident(ar);
-    lane_note(&ar->free_resident_lane, before, after);
+    lanes_end(ar, before);
     CORE_ASSERT_EXPENSIVE(arena_validate(index) == 0, "medium arena invalid after a resize");
     core_mutex_unlock(&ar->lock);
     if (rc == 0)
@@ -894,7 +909,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t cached_age_ms, uint64_t age_ms, bo
         } else {
             core_mutex_lock(&ar->lock);
         }
-        size_t before = free_resident(ar);
+        struct lanes_before before = lanes_begin(ar);
         reuse_drain(ar, now_ms, cached_age_ms);
         /* the pass's ranges go back before the lock goes (no block of
          * them can be handed out until then; in one call while other
@@ -920,8 +935,7 @@ size_t medium_purge(uint64_t now_ms, uint64_t cached_age_ms, uint64_t age_ms, bo
             f = newer;
         }
         purge_flush(&batch);
-        size_t after = free_resident(ar);
-        lane_note(&ar->free_resident_lane, before, after);
+        lanes_end(ar, before);
         CORE_ASSERT_EXPENSIVE(arena_validate(i) == 0, "medium arena invalid after a purge");
         core_mutex_unlock(&ar->lock);
     }
@@ -933,6 +947,14 @@ size_t medium_free_resident(void)
     size_t sum = 0;
     for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
         sum += atomic_load_explicit(&arenas[i].free_resident_lane, memory_order_relaxed);
+    return sum;
+}
+
+size_t medium_cached_bytes(void)
+{
+    size_t sum = 0;
+    for (unsigned i = 0; i < MEDIUM_ARENAS; i++)
+        sum += atomic_load_explicit(&arenas[i].cached_lane, memory_order_relaxed);
     return sum;
 }
 
