@@ -131,8 +131,9 @@ void decay_tick(uint32_t *events)
      * kept young does not make the medium arenas give back theirs); small
      * spans freed within the last REUSE_GRACE_MS stay, and medium blocks
      * cached whole as long (a server's next burst reuses them: purging
-     * them only made the burst fault them back in), unless so much is free that a program evidently gave up a large
-     * part of its heap, which it then gets back before its next phase. */
+     * them only made the burst fault them back in), unless so much is
+     * free that a program evidently gave up a large part of its heap,
+     * which it then gets back before its next phase. */
     size_t resident_free = stats_free_resident();
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t medium_free = medium_free_resident();

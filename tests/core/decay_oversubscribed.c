@@ -18,13 +18,9 @@
 #include "idle_threads.h"
 #include "testutil.h"
 
-#define MIB ((size_t)1 << 20)
 #define BLOCK DECAY_BLOCK
-#define SLACK (2 * MIB)
-#define GRACE_MS 100
 #define IDLE_THREADS 3
 #define STRETCHED_GRACE_MS (GRACE_MS * (IDLE_THREADS + 1))
-#define BUDGET (64 * MIB)
 #define BURST (100 * MIB)
 
 static void *blocks[BURST / BLOCK];

@@ -18,15 +18,11 @@
 #include "idle_threads.h"
 #include "testutil.h"
 
-#define MIB ((size_t)1 << 20)
 #define BLOCK 1024
 #define KEEP_ONE_IN 64
 #define BURST (100 * MIB)
 #define NBLOCKS (BURST / BLOCK)
-#define SLACK (2 * MIB)
-#define GRACE_MS 100
 #define LONG_DECAY_MS 1000
-#define BUDGET (64 * MIB)
 
 static void *blocks[NBLOCKS];
 

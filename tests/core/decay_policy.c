@@ -20,13 +20,7 @@
 #include "decay_util.h"
 #include "testutil.h"
 
-#define MIB ((size_t)1 << 20)
 #define BLOCK DECAY_BLOCK
-/* the budget is checked every 16 slow-path events: what those free (a few
- * flushes) may be on top of a limit */
-#define SLACK (2 * MIB)
-#define GRACE_MS 100
-#define BUDGET (64 * MIB)
 #define ALLOWANCE_FLOOR (128 * MIB)
 
 static void *blocks[400 * MIB / BLOCK];

@@ -9,6 +9,14 @@
 
 #define DECAY_BLOCK 8192
 
+/* The core's decay figures the tests check against (core/internal.h) */
+#define MIB ((size_t)1 << 20)
+#define GRACE_MS 100         /* REUSE_GRACE_MS */
+#define BUDGET (64 * MIB)    /* RETAIN_BYTES */
+/* the budget is checked every 16 slow-path events: what those free (a few
+ * flushes) may be on top of a limit */
+#define SLACK (2 * MIB)
+
 static inline double now_ms(void)
 {
     struct timespec ts;

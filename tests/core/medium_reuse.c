@@ -22,14 +22,8 @@
 #include "testutil.h"
 
 #define KIB ((size_t)1 << 10)
-#define MIB ((size_t)1 << 20)
 #define SIZES 8
 #define PER_SIZE 40
-#define GRACE_MS 100
-#define BUDGET (64 * MIB)
-/* the budget is checked every 16 slow-path events: what those free may be
- * on top of it */
-#define SLACK (2 * MIB)
 
 static void *blocks[SIZES * PER_SIZE];
 static size_t sizes[SIZES * PER_SIZE];
