@@ -120,12 +120,33 @@ static size_t beyond_budget(size_t bytes)
     return bytes > RETAIN_BYTES / 4 * 3 ? bytes - RETAIN_BYTES / 4 * 3 : 0;
 }
 
+/* The free memory of every heap and arena, when it may be over the budget;
+ * 0 otherwise. The sum reads a line of every heap that the heap's threads
+ * write on each refill and flush, so two busy threads that summed on every
+ * tick kept taking each other's lines: a tick sums only when its thread's
+ * own heap holds more than its share of the budget, when the medium arenas
+ * hold half of it, or every DECAY_SUM_TICKS-th tick of the thread (memory
+ * sent home to heaps whose own threads are idle). Below those marks the
+ * total is within the budget anyway. */
+#define DECAY_SUM_TICKS 16
+static size_t free_resident_if_over(uint32_t events)
+{
+    size_t medium = medium_free_resident();
+    size_t own = stats_heap_free_resident(core_tc.arena);
+    if (medium <= RETAIN_BYTES / 2 && own <= RETAIN_BYTES / 2 / core_arenas &&
+        events % (DECAY_EVENTS * DECAY_SUM_TICKS) != 0)
+        return 0;
+    return stats_free_resident();
+}
+
 void decay_tick(uint32_t *events)
 {
     if (++*events % DECAY_EVENTS != 0)
         return;
     uint64_t now = os_now_ms();
-    atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
+    /* written when it moves: read by every flush of every thread */
+    if (atomic_load_explicit(&core_clock_ms, memory_order_relaxed) < now)
+        atomic_store_explicit(&core_clock_ms, now, memory_order_relaxed);
     /* over the budget, free memory goes back at once, oldest first: each
      * path's down to three quarters of the budget (so that small memory
      * kept young does not make the medium arenas give back theirs); small
@@ -134,7 +155,7 @@ void decay_tick(uint32_t *events)
      * them only made the burst fault them back in), unless so much is
      * free that a program evidently gave up a large part of its heap,
      * which it then gets back before its next phase. */
-    size_t resident_free = stats_free_resident();
+    size_t resident_free = free_resident_if_over(*events);
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t medium_free = medium_free_resident();
         size_t small_excess = beyond_budget(resident_free > medium_free ? resident_free - medium_free : 0);

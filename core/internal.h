@@ -810,8 +810,9 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
 #define DECAY_EVENTS 16
 
 /* Called from slow paths; every DECAY_EVENTS calls reads the clock, purges
- * the excess over the budget and, at most once per DECAY_MS process-wide,
- * what is old enough. */
+ * the excess over the budget (summed over every heap only when it may be
+ * exceeded, see decay.c) and, at most once per DECAY_MS process-wide, what
+ * is old enough. */
 void decay_tick(uint32_t *events) CORE_INTERNAL;
 /* Purges everything free now (hl_trim); returns bytes released. */
 size_t decay_purge_all(void) CORE_INTERNAL;
@@ -859,6 +860,9 @@ static inline void lane_note(_Atomic size_t *lane, size_t before, size_t after)
 }
 /* the sum over every lane */
 size_t stats_free_resident(void) CORE_INTERNAL;
+/* the sum over the lanes of one small heap (a lane alone may wrap, so this
+ * may read as huge: a reason to sum them all, never a figure to report) */
+size_t stats_heap_free_resident(unsigned heap) CORE_INTERNAL;
 
 /* ---- start-up, fork, locks (init.c) ------------------------------------ */
 

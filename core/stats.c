@@ -28,12 +28,19 @@ void stats_note_live(intptr_t delta)
     }
 }
 
+size_t stats_heap_free_resident(unsigned heap)
+{
+    size_t sum = 0;
+    for (unsigned i = 0; i < CLASS_LOCKS; i++)
+        sum += atomic_load_explicit(&core_class_locks[heap][i].free_resident, memory_order_relaxed);
+    return sum;
+}
+
 size_t stats_free_resident(void)
 {
     size_t sum = medium_free_resident();
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
-        for (unsigned i = 0; i < CLASS_LOCKS; i++)
-            sum += atomic_load_explicit(&core_class_locks[h][i].free_resident, memory_order_relaxed);
+        sum += stats_heap_free_resident(h);
     return sum;
 }
 
