@@ -28,8 +28,16 @@ int os_init(void)
 static void name_mapping(void *p, size_t size, const char *name)
 {
 #if defined(PR_SET_VMA) && defined(PR_SET_VMA_ANON_NAME)
-    /* kernels before 5.17, or without CONFIG_ANON_VMA_NAME, refuse: harmless */
-    (void)prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, size, (unsigned long)name);
+    /* Kernels before 5.17, or without CONFIG_ANON_VMA_NAME, refuse with
+     * EINVAL, and will refuse every later mapping too: after one refusal
+     * no fresh mapping pays the system call. */
+    static _Atomic int refused;
+    if (atomic_load_explicit(&refused, memory_order_relaxed))
+        return;
+    int saved = errno;
+    if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, size, (unsigned long)name) != 0 && errno == EINVAL)
+        atomic_store_explicit(&refused, 1, memory_order_relaxed);
+    errno = saved;
 #else
     (void)p;
     (void)size;

@@ -121,9 +121,19 @@ void segment_span_purge_slots(struct span *s, struct os_purge_batch *batch)
 {
     struct small_seg *seg = segment_of_span(s);
     unsigned head = span_head_index(s);
-    /* the slots are all zero again; their whole pages can go back too */
-    uintptr_t lo = ((uintptr_t)span_slots(seg, head) + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)span_slots(seg, head) + s->pages * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
+    /* The slots are all zero again: the pages the class wrote can go back
+     * too, as far as they lie inside the span's reserve. The reserve's
+     * pages past them were never written since the last span there gave
+     * its own back (every span goes back through here): a call for them
+     * cost a system call, in a threaded process a TLB flush on every CPU
+     * of the process, and returned nothing. */
+    uintptr_t first = (uintptr_t)span_slots(seg, head);
+    uintptr_t written_end = first + core_classes[s->cls].capacity * sizeof(uint16_t);
+    uintptr_t lo = (first + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t hi = (written_end + OS_PAGE - 1) & ~(uintptr_t)(OS_PAGE - 1);
+    uintptr_t reserve_end = (first + s->pages * SLOTS_STRIDE) & ~(uintptr_t)(OS_PAGE - 1);
+    if (hi > reserve_end)
+        hi = reserve_end;
     if (hi > lo)
         purge_add(batch, (void *)lo, hi - lo);
 }
