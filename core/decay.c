@@ -120,8 +120,8 @@ static size_t beyond_budget(size_t bytes)
     return bytes > RETAIN_BYTES / 4 * 3 ? bytes - RETAIN_BYTES / 4 * 3 : 0;
 }
 
-/* The free memory of every heap and arena, when it may be over the budget;
- * 0 otherwise. The sum reads a line of every heap that the heap's threads
+/* The small heaps' free memory, when the budget may be exceeded; 0
+ * otherwise. The sum reads a line of every heap that the heap's threads
  * write on each refill and flush, so two busy threads that summed on every
  * tick kept taking each other's lines: a tick sums only when its thread's
  * own heap holds more than its share of the budget, when the medium arenas
@@ -129,14 +129,13 @@ static size_t beyond_budget(size_t bytes)
  * sent home to heaps whose own threads are idle). Below those marks the
  * total is within the budget anyway. */
 #define DECAY_SUM_TICKS 16
-static size_t free_resident_if_over(uint32_t events)
+static size_t small_free_if_over(uint32_t events, size_t medium_free)
 {
-    size_t medium = medium_free_resident();
     size_t own = stats_heap_free_resident(core_tc.arena);
-    if (medium <= RETAIN_BYTES / 2 && own <= RETAIN_BYTES / 2 / core_arenas &&
+    if (medium_free <= RETAIN_BYTES / 2 && own <= RETAIN_BYTES / 2 / core_arenas &&
         events % (DECAY_EVENTS * DECAY_SUM_TICKS) != 0)
         return 0;
-    return stats_free_resident();
+    return stats_small_free_resident();
 }
 
 void decay_tick(uint32_t *events)
@@ -155,10 +154,11 @@ void decay_tick(uint32_t *events)
      * them only made the burst fault them back in), unless so much is
      * free that a program evidently gave up a large part of its heap,
      * which it then gets back before its next phase. */
-    size_t resident_free = free_resident_if_over(*events);
+    size_t medium_free = medium_free_resident();
+    size_t small_free = small_free_if_over(*events, medium_free);
+    size_t resident_free = small_free + medium_free;
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
-        size_t medium_free = medium_free_resident();
-        size_t small_excess = beyond_budget(resident_free > medium_free ? resident_free - medium_free : 0);
+        size_t small_excess = beyond_budget(small_free);
         /* the medium blocks kept whole for reuse bring the budget's purge
          * here, which merges the ones past the grace into the heap, but
          * what it purges is measured on the merged free blocks alone: the

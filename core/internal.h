@@ -858,8 +858,9 @@ static inline void lane_note(_Atomic size_t *lane, size_t before, size_t after)
         atomic_store_explicit(lane, atomic_load_explicit(lane, memory_order_relaxed) + (after - before),
                               memory_order_relaxed);
 }
-/* the sum over every lane */
-size_t stats_free_resident(void) CORE_INTERNAL;
+/* the sum over every small heap's lanes (medium_free_resident has the
+ * medium arenas') */
+size_t stats_small_free_resident(void) CORE_INTERNAL;
 /* the sum over the lanes of one small heap (a lane alone may wrap, so this
  * may read as huge: a reason to sum them all, never a figure to report) */
 size_t stats_heap_free_resident(unsigned heap) CORE_INTERNAL;

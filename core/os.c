@@ -34,10 +34,9 @@ static void name_mapping(void *p, size_t size, const char *name)
     static _Atomic int refused;
     if (atomic_load_explicit(&refused, memory_order_relaxed))
         return;
-    int saved = errno;
+    /* (errno: the one caller, os_map_aligned_at, restores it) */
     if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, size, (unsigned long)name) != 0 && errno == EINVAL)
         atomic_store_explicit(&refused, 1, memory_order_relaxed);
-    errno = saved;
 #else
     (void)p;
     (void)size;

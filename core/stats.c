@@ -36,9 +36,9 @@ size_t stats_heap_free_resident(unsigned heap)
     return sum;
 }
 
-size_t stats_free_resident(void)
+size_t stats_small_free_resident(void)
 {
-    size_t sum = medium_free_resident();
+    size_t sum = 0;
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
         sum += stats_heap_free_resident(h);
     return sum;

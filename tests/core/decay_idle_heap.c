@@ -10,10 +10,9 @@
  * resident until the long decay (1 s). After the reuse grace and a few
  * hundred slow-path events of the main thread, what is free and resident
  * must be within the budget. */
-#include <pthread.h>
-
 #include "heaplab.h"
 #include "decay_util.h"
+#include "idle_threads.h"
 #include "testutil.h"
 
 #define BYTES (100 * MIB)
@@ -24,36 +23,17 @@
 
 static void *blocks[NBLOCKS];
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
-static int allocated, done;
-
-static void *owner(void *arg)
+/* the owner: its blocks, then it waits */
+static void allocate_blocks(void)
 {
-    (void)arg;
     alloc_written(blocks, NBLOCKS);
-    pthread_mutex_lock(&lock);
-    allocated = 1;
-    pthread_cond_broadcast(&changed);
-    while (!done)
-        pthread_cond_wait(&changed, &lock);
-    pthread_mutex_unlock(&lock);
-    return NULL;
 }
 
 int main(void)
 {
     /* the main thread takes a heap first, so the owner takes another */
     hl_free(hl_malloc(DECAY_BLOCK));
-    pthread_t t;
-    if (pthread_create(&t, NULL, owner, NULL) != 0) {
-        printf("FAIL cannot start the owner thread\n");
-        return 1;
-    }
-    pthread_mutex_lock(&lock);
-    while (!allocated)
-        pthread_cond_wait(&changed, &lock);
-    pthread_mutex_unlock(&lock);
+    idle_threads_start_with(1, allocate_blocks);
 
     double t0 = now_ms();
     free_all(blocks, NBLOCKS);
@@ -71,11 +51,7 @@ int main(void)
     else
         printf("skip the budget check (the run took longer than the long decay)\n");
 
-    pthread_mutex_lock(&lock);
-    done = 1;
-    pthread_cond_broadcast(&changed);
-    pthread_mutex_unlock(&lock);
-    pthread_join(t, NULL);
+    idle_threads_stop();
     CHECK("hl_check passes", hl_check() == 0);
     return tu_finish();
 }

@@ -33,17 +33,24 @@
 
 static void *blocks[TINY_BLOCKS];
 
-/* n blocks of `size`, each written, then all freed and given back */
-static void round_trip(size_t size, size_t n)
+/* n blocks of `size`, each written, then all freed and given back;
+ * records in pages[] (up to max) the 64 KiB pages the blocks were on, as
+ * they change, and returns how many */
+static size_t round_trip(size_t size, size_t n, uintptr_t *pages, size_t max)
 {
+    size_t npages = 0;
     for (size_t i = 0; i < n; i++) {
         blocks[i] = hl_malloc(size);
         ((volatile char *)blocks[i])[0] = 1;
+        uintptr_t page = (uintptr_t)blocks[i] >> PAGE_SHIFT << PAGE_SHIFT;
+        if (npages < max && (npages == 0 || pages[npages - 1] != page))
+            pages[npages++] = page;
     }
     for (size_t i = 0; i < n; i++)
         hl_free(blocks[i]);
     hl_thread_flush();
     hl_trim();
+    return npages;
 }
 
 static size_t purge_calls(void)
@@ -57,9 +64,9 @@ int main(void)
 {
     /* mapped and resident before anything is measured: the segments, the
      * thread's cache region, the stores */
-    round_trip(FEW_SIZE, FEW_BLOCKS);
+    round_trip(FEW_SIZE, FEW_BLOCKS, NULL, 0);
     size_t before = purge_calls();
-    round_trip(FEW_SIZE, FEW_BLOCKS);
+    round_trip(FEW_SIZE, FEW_BLOCKS, NULL, 0);
     size_t calls = purge_calls() - before;
     printf("info %d spans of 1 KiB blocks given back in %zu system calls\n", SPANS, calls);
     CHECK("spans of a class with few slots go back one system call each (not two)",
@@ -70,18 +77,7 @@ int main(void)
     void *keep = hl_malloc(48);
     /* the spans the 16-byte blocks were carved from: one page each */
     static uintptr_t spans[2 * SPANS];
-    size_t nspans = 0;
-    for (size_t i = 0; i < TINY_BLOCKS; i++) {
-        blocks[i] = hl_malloc(TINY_SIZE);
-        ((volatile char *)blocks[i])[0] = 1;
-        uintptr_t page = (uintptr_t)blocks[i] >> PAGE_SHIFT << PAGE_SHIFT;
-        if (nspans == 0 || (spans[nspans - 1] != page && nspans < 2 * SPANS))
-            spans[nspans++] = page;
-    }
-    for (size_t i = 0; i < TINY_BLOCKS; i++)
-        hl_free(blocks[i]);
-    hl_thread_flush();
-    hl_trim();
+    size_t nspans = round_trip(TINY_SIZE, TINY_BLOCKS, spans, 2 * SPANS);
     /* whole OS pages of each span's slot reserve that hold written slots */
     size_t pages = 0, resident = 0, unmapped = 0;
     for (size_t k = 0; k < nspans; k++) {
