@@ -22,10 +22,10 @@ static _Atomic int over_budget_purging;
  * before, of a budget's worth of purged pages or of half what that one
  * gave back doubles the allowance; LONG_DECAY_MS without a young purge
  * halves it. (With threads, a young purge gives back only spans with no
- * live block: in mstress at 4 threads 30-50 MiB a generation, all carved
- * again by the next, so a budget's worth alone never doubled it and each
- * generation faulted those pages in again.) Read and written only by the
- * thread that holds over_budget_purging. */
+ * live block, often less than a budget: mstress's generations carved all
+ * of it again each time, yet a budget's worth alone never doubled the
+ * allowance; docs/core-development.md has the runs.) Read and written only
+ * by the thread that holds over_budget_purging. */
 static size_t young_allowance = YOUNG_FREE_MIN;
 static uint64_t young_purge_ms;
 static size_t unpurged_at_young_purge;

@@ -276,9 +276,8 @@ unsigned central_refill(unsigned heap, unsigned cls, unsigned want, struct tentr
 /* Blocks of one span on their way back to its bitmap: the bits of one
  * bitmap word are gathered in a register and written once, and the span's
  * count once, when the run moves on. A read-modify-write of the same word
- * for each block made every block wait for the one before (a chain through
- * memory: 40% of return_to_bitmaps' samples on threadtest at 1 thread,
- * where a third of the blocks overflow the store). */
+ * for each block made every block wait for the one before, a chain through
+ * memory (docs/core-development.md has the profile). */
 struct bitmap_run {
     struct span *s;
     uintptr_t start;

@@ -71,9 +71,5 @@ int main(void)
     printf("info 1 thread, %.0f ms after the frees: %zu MiB\n", now_ms() - freed, after / MIB);
     CHECK("the idle threads gone: a burst goes back after the plain grace", after <= BUDGET + SLACK);
 
-    hl_stats_t st;
-    hl_stats(&st);
-    CHECK("stats balanced", hl_stats_balanced(&st));
-    CHECK("hl_check clean", hl_check() == 0);
-    return tu_finish();
+    return decay_test_finish();
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "heaplab.h"
+#include "testutil.h"
 
 #define DECAY_BLOCK 8192
 
@@ -38,20 +39,54 @@ static inline void pause_until(double t)
         pause_ms((long)left + 1);
 }
 
+/* n blocks of `size` bytes into blocks[], the first byte of each 4 KiB of
+ * each written */
+static inline void alloc_written_sized(void **blocks, size_t n, size_t size)
+{
+    for (size_t i = 0; i < n; i++) {
+        blocks[i] = hl_malloc(size);
+        for (size_t off = 0; off < size; off += 4096)
+            ((volatile char *)blocks[i])[off] = 1;
+    }
+}
+
 /* n blocks of DECAY_BLOCK bytes into blocks[], both OS pages of each written */
 static inline void alloc_written(void **blocks, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        blocks[i] = hl_malloc(DECAY_BLOCK);
-        ((volatile char *)blocks[i])[0] = 1;
-        ((volatile char *)blocks[i])[4096] = 1;
-    }
+    alloc_written_sized(blocks, n, DECAY_BLOCK);
 }
 
 static inline void free_all(void **blocks, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         hl_free(blocks[i]);
+}
+
+/* frees every block but one in `k` (blocks[0], blocks[k], ... stay live),
+ * which leaves spans in use with most of their pages free */
+static inline void free_all_but_one_in(void **blocks, size_t n, size_t k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (i % k != 0)
+            hl_free(blocks[i]);
+}
+
+/* frees the blocks free_all_but_one_in left live */
+static inline void free_one_in(void **blocks, size_t n, size_t k)
+{
+    for (size_t i = 0; i < n; i += k)
+        hl_free(blocks[i]);
+}
+
+/* what every decay test checks last: the counters agree and the heap's
+ * invariants hold; returns the test's exit status */
+static inline int decay_test_finish(void)
+{
+    hl_stats_t st;
+    hl_stats(&st);
+    CHECK("stats balanced", hl_stats_balanced(&st));
+    CHECK("hl_check clean", hl_check() == 0);
+    return tu_finish();
 }
 
 /* free small pages and medium blocks still resident */

@@ -39,30 +39,20 @@
 static void *kept[KEPT_BYTES / KEPT_BLOCK];
 static void *reused[REUSED_BYTES / REUSED_BLOCK];
 
-static void write_blocks(void **b, size_t n, size_t size)
-{
-    for (size_t i = 0; i < n; i++) {
-        b[i] = hl_malloc(size);
-        ((volatile char *)b[i])[0] = 1;
-    }
-}
-
 int main(void)
 {
     hl_free(hl_malloc(64));
     idle_threads_start(1);
 
     const size_t nkept = KEPT_BYTES / KEPT_BLOCK, nreused = REUSED_BYTES / REUSED_BLOCK;
-    write_blocks(kept, nkept, KEPT_BLOCK);
-    for (size_t i = 0; i < nkept; i++)
-        if (i % KEEP_ONE_IN != 0)
-            hl_free(kept[i]);
+    alloc_written_sized(kept, nkept, KEPT_BLOCK);
+    free_all_but_one_in(kept, nkept, KEEP_ONE_IN);
     /* from here the kept part's free pages age towards the long decay */
     double start = now_ms();
 
     size_t after[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-        write_blocks(reused, nreused, REUSED_BLOCK);
+        alloc_written_sized(reused, nreused, REUSED_BLOCK);
         free_all(reused, nreused);
         slow_events(64);
         after[r] = free_resident();
@@ -79,13 +69,8 @@ int main(void)
     else
         printf("skip the rounds took %.0f ms, too slow to tell the young purge from the long decay\n", took);
 
-    for (size_t i = 0; i < nkept; i += KEEP_ONE_IN)
-        hl_free(kept[i]);
+    free_one_in(kept, nkept, KEEP_ONE_IN);
     hl_trim();
     idle_threads_stop();
-    hl_stats_t st;
-    hl_stats(&st);
-    CHECK("stats balanced", hl_stats_balanced(&st));
-    CHECK("hl_check clean", hl_check() == 0);
-    return tu_finish();
+    return decay_test_finish();
 }
