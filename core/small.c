@@ -205,13 +205,20 @@ static unsigned carve(struct class_central *cc, unsigned heap, unsigned cls, uns
         struct tentry *span_first = next;
         while (next > out && w < words) {
             uint64_t bits = bm[w];
-            while (bits && next > out) {
+            /* as many blocks as the word has and the refill wants, counted
+             * first: the loop then carries only the bits and the entry
+             * pointer (with the bound checked in it too, gcc spilled the
+             * bits to the stack, a store and reload on every block) */
+            unsigned room = (unsigned)(next - out), have = (unsigned)__builtin_popcountll(bits);
+            unsigned take = have < room ? have : room;
+            uintptr_t word_start = start + (size_t)w * 64 * c->size;
+            _Atomic uint16_t *word_slots = slots + (size_t)w * 64;
+            for (unsigned k = 0; k < take; k++) {
                 unsigned b = (unsigned)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                size_t idx = (size_t)w * 64 + b;
                 next--;
-                next->ptr = (void *)(start + idx * c->size);
-                next->slot = slots + idx;
+                next->ptr = (void *)(word_start + (size_t)b * c->size);
+                next->slot = word_slots + b;
             }
             bm[w] = bits;
             if (!bits)
