@@ -54,8 +54,22 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
      * an alignment of a GiB costs no commit, while the block is charged as
      * the overcommit policy says (a request the heuristic would refuse
      * fails here, not later when the program touches it). */
+    if (at >= align)
+        goto out;
+    if (align <= OS_PAGE) {
+        /* every mapping is page-aligned: one system call, not the four of
+         * a reservation trimmed to its place (each takes the process's
+         * mapping lock, which stalls the page faults of its other
+         * threads) */
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            goto out;
+        name_mapping(p, size, name);
+        result = p;
+        goto out;
+    }
     size_t span = size + align;
-    if (span < size || at >= align)
+    if (span < size)
         goto out;
     void *raw = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED)
