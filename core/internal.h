@@ -575,6 +575,7 @@ struct tcache {
     uint32_t slow_events;
     uint8_t state;
     uint8_t arena;                  /* < THREAD_ARENAS: small heap, and medium arena modulo MEDIUM_ARENAS */
+    uint16_t allocs_at_flush;       /* low bits of `allocs` at the thread's last flush of a full bin */
     /* Blocks of other heaps this thread freed, per class (OWNER_STORE /
      * SHARED_READ): they wait in the thread's region, never to be handed
      * out by this thread, and go home together when their bin fills */

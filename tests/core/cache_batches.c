@@ -7,7 +7,11 @@
  *    8 KiB of them before sending them home (a remote bin of half a bin
  *    held 31 of 31);
  *  - those blocks, back home, serve their owner's next allocations, and
- *    hl_check and the stats identity hold.
+ *    hl_check and the stats identity hold;
+ *  - a thread that frees a burst of its own blocks, allocating none in
+ *    between, gives its full bins back whole after the first flush: 1,024
+ *    blocks of 16 bytes freed leave half a bin (128) cached, where giving
+ *    back the older half of each full bin left a whole one (256).
  * Run with HEAPLAB_HEAPS=4 (CMakeLists.txt), so that the two threads are on
  * different heaps whatever the CPU count. */
 #include <pthread.h>
@@ -26,6 +30,27 @@ static size_t cached_now(void)
     hl_stats_t s;
     hl_stats(&s);
     return s.tcache;
+}
+
+#define BURST 1024
+
+static size_t burst_held;
+
+static void *free_a_burst(void *arg)
+{
+    (void)arg;
+    static void *tiny[BURST];
+    /* a new thread's bins start empty, and four refills of a whole bin
+     * leave the 16-byte one empty again */
+    for (int i = 0; i < BURST; i++) {
+        tiny[i] = hl_malloc(16);
+        REQUIRE("allocated", tiny[i] != NULL);
+    }
+    size_t before = cached_now();
+    for (int i = 0; i < BURST; i++)
+        hl_free(tiny[i]);
+    burst_held = cached_now() - before;
+    return NULL;
 }
 
 static void *free_them(void *arg)
@@ -64,6 +89,11 @@ int main(void)
     for (int i = 0; i < FREED; i++)
         hl_free(blocks[i]);
     hl_free(first);
+
+    REQUIRE("thread started", pthread_create(&t, NULL, free_a_burst, NULL) == 0);
+    pthread_join(t, NULL);
+    CHECK("a burst of frees gives full bins back whole (at most half a bin of 16-byte blocks left)",
+          burst_held <= 128 * 16);
     CHECK("hl_check passes", hl_check() == 0);
     CHECK("stats balanced", hl_stats_balanced(&after));
     return tu_finish();
