@@ -48,12 +48,6 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
 {
     int saved = errno;
     void *result = NULL;
-    /* Reserve size + align of address space, find the place inside it, and
-     * only then map the block itself there, accounted. The reservation is
-     * PROT_NONE and MAP_NORESERVE, so the kernel charges nothing for it:
-     * an alignment of a GiB costs no commit, while the block is charged as
-     * the overcommit policy says (a request the heuristic would refuse
-     * fails here, not later when the program touches it). */
     if (at >= align)
         goto out;
     if (align <= OS_PAGE) {
@@ -68,6 +62,12 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
         result = p;
         goto out;
     }
+    /* Reserve size + align of address space, find the place inside it, and
+     * only then map the block itself there, accounted. The reservation is
+     * PROT_NONE and MAP_NORESERVE, so the kernel charges nothing for it:
+     * an alignment of a GiB costs no commit, while the block is charged as
+     * the overcommit policy says (a request the heuristic would refuse
+     * fails here, not later when the program touches it). */
     size_t span = size + align;
     if (span < size)
         goto out;

@@ -241,7 +241,10 @@ void tcache_init(void)
     /* without a key (a program that used up every pthread key before the
      * core started) exiting threads keep their caches: a leak, not a crash */
     (void)os_thread_exit_init(thread_exit);
-    size_t entries = 0;
+    /* entry 0 is a guard: the malloc fast path reads the entry below the
+     * one it pops (a prefetch of the next block), which for bin 0's first
+     * entry would be outside the region. It also links spare regions. */
+    size_t entries = 1;
     for (unsigned cls = 0; cls < NCLASSES; cls++) {
         bin_first[cls] = (uint32_t)entries;
         entries += bin_limit(cls);
