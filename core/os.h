@@ -103,11 +103,11 @@ void os_cpu_relax(void) OS_HIDDEN;
 /* Asks the CPU to bring the line at p into its cache, owned for writing
  * (a hint: it never faults, and any address will do). Inline, for the
  * malloc fast path, so the one CPU-specific line of the core outside os.c
- * sits here. x86-64's PREFETCHW (a no-op where the CPU lacks it), because
+ * sits here. On x86-64 it is PREFETCHW (a no-op where the CPU lacks it):
  * the read prefetch gcc emits for __builtin_prefetch(p, 1) without
- * -mprfchw leaves a line shared, and the program's first write then needs
- * a second transaction: xmalloc at 2 threads ran 1.3x slower with it and
- * 0.57x with PREFETCHW (docs/core-development.md). */
+ * -mprfchw brings the line in shared, and the program's first write then
+ * needs a second transaction, which made a producer thread slower than no
+ * prefetch at all (docs/core-development.md has the runs). */
 static inline void os_prefetch_for_write(const void *p)
 {
 #if defined(__x86_64__)
