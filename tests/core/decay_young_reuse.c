@@ -3,11 +3,11 @@
  * resident, even when that is less than a budget's worth.
  *
  * With more than one thread, the purge of young memory over the allowance
- * (128 MiB) gives back only small spans with no live block; in mstress at
- * 4 threads that was 30-50 MiB a generation, all of it carved again by
- * the next generation, and the allowance doubled only after 64 MiB had been
- * carved since the last such purge, so it never did: 1,500 madvise calls
- * a run and as many pages faulted in again. Now carving half of what the
+ * (128 MiB) gives back only small spans with no live block, often less
+ * than a budget (64 MiB). A program that carved all of it again each round
+ * (mstress's generations) never carved a budget's worth, so the allowance
+ * never doubled and every round faulted the same pages in again
+ * (docs/core-development.md has the runs). Now carving half of what the
  * last young purge gave back is enough.
  *
  * Each round (with one idle thread, so the process counts as threaded):
