@@ -461,7 +461,8 @@ CORE_NOINLINE void small_free_slow(void *p, unsigned cls, _Atomic uint16_t *slot
                 give = n;
             tc->allocs_at_flush = allocs_now;
             central_flush(tc->arena, cls, base, give);
-            memmove(base, base + give, (size_t)(n - give) * sizeof *base);
+            if (give < n)
+                memmove(base, base + give, (size_t)(n - give) * sizeof *base);
             /* mutant 4: a bin top moved one entry too far */
             OWNER_STORE(b->top, base + (n - give) + CORE_MUTANT(4));
         }
