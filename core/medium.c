@@ -97,6 +97,23 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
  * cached block back into the heap after the reuse grace, as a small span. */
 #define REUSE_PER_BIN 48
 #define REUSE_BYTES ((size_t)128 << 20) /* per arena */
+/* The cache files a block under a finer bin than the heap's, 16 per
+ * doubling: a request then finds a block that fits among the few of its own
+ * size, and every block of the next finer bin up fits it (at most 1/16 of
+ * its doubling apart, within the 1/MEDIUM_FIT_SLACK allowed). With the
+ * heap's 4 per doubling, a malloc compared a request with dozens of cached
+ * sizes (docs/core-development.md). The cap of
+ * REUSE_PER_BIN still holds per heap bin: the 4 finer bins inside one share
+ * it, so the cache keeps as many blocks of a size range as before. Blocks
+ * below 2^REUSE_MIN_SHIFT (a medium block shrunk by realloc) are merged at
+ * once. */
+#define REUSE_SUB_BITS 4
+#define REUSE_MIN_SHIFT 13
+#define REUSE_MAX_SHIFT 21
+#define REUSE_BINS ((REUSE_MAX_SHIFT - REUSE_MIN_SHIFT) << REUSE_SUB_BITS)
+#define REUSE_GROUP_SHIFT (REUSE_SUB_BITS - BIN_SUB_BITS)
+#define REUSE_GROUPS (REUSE_BINS >> REUSE_GROUP_SHIFT)
+_Static_assert((size_t)1 << REUSE_MIN_SHIFT <= SMALL_MAX + 1, "every block a medium malloc takes has a reuse bin");
 #define REUSE_MARK SIZE_MAX
 #define STASH_MARK (SIZE_MAX - 1)
 _Static_assert(MEDIUM_ARENAS <= 32, "a 32-bit mask holds a set of arenas");
@@ -105,12 +122,13 @@ _Static_assert(MEDIUM_ARENAS <= 32, "a 32-bit mask holds a set of arenas");
 _Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + CORE_ALIGN <= UINT32_MAX, "reuse sizes fit 32 bits");
 
 struct reuse_cache {
-    struct mblock *blocks[NBINS][REUSE_PER_BIN];
+    struct mblock *blocks[REUSE_BINS][REUSE_PER_BIN];
     /* each block's size, so a search does not read the blocks' tags (a
      * cache miss per candidate) */
-    uint32_t sizes[NBINS][REUSE_PER_BIN];
-    uint64_t since_ms[NBINS][REUSE_PER_BIN];
-    uint8_t count[NBINS];
+    uint32_t sizes[REUSE_BINS][REUSE_PER_BIN];
+    uint64_t since_ms[REUSE_BINS][REUSE_PER_BIN];
+    uint8_t count[REUSE_BINS];
+    uint8_t group_count[REUSE_GROUPS]; /* the sum of count[] over a heap bin's finer bins */
     size_t bytes;
     /* at most the oldest since_ms: a drain that would find nothing old
      * enough is skipped without reading the entries */
@@ -482,8 +500,18 @@ static void release_block(struct arena *ar, struct mblock *b, uint64_t now)
 
 /* ---- the reuse cache ------------------------------------------------------- */
 
+/* the cache's bin of a block of `size` bytes (2^REUSE_MIN_SHIFT <= size <
+ * 2^REUSE_MAX_SHIFT) */
+static unsigned reuse_bin_of(size_t size)
+{
+    unsigned e = 63u - (unsigned)__builtin_clzl(size);
+    unsigned m = (unsigned)(size >> (e - REUSE_SUB_BITS)) & ((1u << REUSE_SUB_BITS) - 1);
+    return ((e - REUSE_MIN_SHIFT) << REUSE_SUB_BITS) + m;
+}
+
 static void reuse_remove(struct reuse_cache *rc, unsigned k, unsigned i)
 {
+    rc->group_count[k >> REUSE_GROUP_SHIFT]--;
     unsigned last = --rc->count[k];
     rc->blocks[k][i] = rc->blocks[k][last];
     rc->sizes[k][i] = rc->sizes[k][last];
@@ -497,8 +525,10 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache changed without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
     size_t size = block_size(b);
-    unsigned k = bin_of(size);
-    if (rc->count[k] == REUSE_PER_BIN || rc->bytes + size > REUSE_BYTES)
+    if (size >> REUSE_MAX_SHIFT || !(size >> REUSE_MIN_SHIFT))
+        return false;
+    unsigned k = reuse_bin_of(size);
+    if (rc->group_count[k >> REUSE_GROUP_SHIFT] == REUSE_PER_BIN || rc->bytes + size > REUSE_BYTES)
         return false;
     count_freed(ar, b);
     set_request(b, REUSE_MARK);
@@ -508,6 +538,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     rc->sizes[k][rc->count[k]] = (uint32_t)size;
     rc->since_ms[k][rc->count[k]] = now;
     rc->count[k]++;
+    rc->group_count[k >> REUSE_GROUP_SHIFT]++;
     rc->bytes += size;
     return true;
 }
@@ -518,11 +549,19 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
 {
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache read without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
-    unsigned first = bin_of(need);
+    if (need >> REUSE_MAX_SHIFT)
+        return NULL;
+    unsigned first = reuse_bin_of(need);
     uint32_t want = (uint32_t)need, slack = (uint32_t)(need / MEDIUM_FIT_SLACK);
-    /* a fitting block sits in need's bin or the next one; the newest that
-     * fits (the highest index) is taken */
-    for (unsigned k = first; k <= first + 1 && k < NBINS; k++) {
+    /* In need's bin a block fits when it is not smaller than need; every
+     * block of the next bin fits (bigger than need by less than 1/8 of
+     * need's doubling); the three bins after that reach up to 1/4 of the
+     * doubling above need, as far as 1/MEDIUM_FIT_SLACK can. The lowest bin
+     * first, for the tightest fit (taking the next bin's newest at once
+     * costs peak RSS: docs/core-development.md), and in a bin the newest
+     * that fits (the highest index). */
+    unsigned last = first + 4 < REUSE_BINS ? first + 4 : REUSE_BINS - 1;
+    for (unsigned k = first; k <= last; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
             if (rc->sizes[k][i] - want > slack)
                 continue;
@@ -545,7 +584,7 @@ static void reuse_drain(struct arena *ar, uint64_t now_ms, uint64_t age_ms)
     if (rc->bytes == 0 || (age_ms != 0 && now_ms - rc->oldest_ms < age_ms))
         return;
     uint64_t oldest = UINT64_MAX;
-    for (unsigned k = 0; k < NBINS && rc->bytes; k++) {
+    for (unsigned k = 0; k < REUSE_BINS && rc->bytes; k++) {
         for (unsigned i = rc->count[k]; i-- > 0;) {
             uint64_t since = rc->since_ms[k][i];
             if (age_ms != 0 && now_ms - since < age_ms) {
@@ -1118,16 +1157,24 @@ int arena_validate(unsigned i)
     }
     /* every block marked cached is in the reuse cache, in its bin */
     size_t listed_b = 0, listed_n = 0;
-    for (unsigned k = 0; k < NBINS; k++) {
+    unsigned group_count[REUSE_GROUPS] = {0};
+    for (unsigned k = 0; k < REUSE_BINS; k++) {
+        group_count[k >> REUSE_GROUP_SHIFT] += ar->reuse.count[k];
         for (unsigned e = 0; e < ar->reuse.count[k]; e++) {
             struct mblock *b = ar->reuse.blocks[k][e];
             listed_b += block_size(b);
             listed_n++;
-            if (block_request(b) != REUSE_MARK || !block_used(b) || bin_of(block_size(b)) != k ||
+            if (block_request(b) != REUSE_MARK || !block_used(b) || reuse_bin_of(block_size(b)) != k ||
                 ar->reuse.sizes[k][e] != block_size(b)) {
                 core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                 bad++;
             }
+        }
+    }
+    for (unsigned g = 0; g < REUSE_GROUPS; g++) {
+        if (group_count[g] != ar->reuse.group_count[g] || group_count[g] > REUSE_PER_BIN) {
+            core_report("medium reuse cache's count per heap bin is wrong", g);
+            bad++;
         }
     }
     if (listed_n != cached_n || listed_b != cached_b || listed_b != ar->reuse.bytes) {

@@ -34,7 +34,7 @@
 #define MEDIUM_SIZE ((size_t)100 * KiB)
 #define LARGE_SIZE ((size_t)4 * MiB)
 /* three adjacent medium blocks of this size; more freed blocks of one size
- * than any reuse cache keeps (16 per bin now) */
+ * than the reuse cache keeps of a bin (48) */
 #define TAG_TEST_SIZE ((size_t)40000)
 #define CACHE_FILLERS 48
 /* exit statuses of a child that could not set its case up */
