@@ -1,14 +1,16 @@
 /* heaplab core: the public hl_ functions.
  *
  * Fast paths (instruction counts from callgrind on tmalloc-st-64, gcc 12 Release):
- *   small malloc, 21: one load of a table indexed by the size gives the
- *     bin's offset, a pop of an entry from the thread's bin, a prefetch of
- *     the next entry's block, the request + 1 stored in the block's slot
- *     (the entry carries the slot's address), two counters;
- *   small free, 40: a registry byte, the page's info entry, one 64x64->128
- *     multiply that both validates the offset and yields the block index,
- *     the slot (0 means "not live": a double or wild free), a push of an
- *     entry. Neither touches the block itself.
+ *   small malloc, 20: one load of a table indexed by the size gives the
+ *     bin's offset, a pop of an entry from the thread's bin (addressed
+ *     through %fs), a prefetch of the next entry's block, the request + 1
+ *     stored in the block's slot (the entry carries the slot's address),
+ *     two counters;
+ *   small free, 39: the pointer's top bits against the small segments'
+ *     range, the page's info entry, one 64x64->128 multiply that both
+ *     validates the offset and yields the block index, the slot (0 means
+ *     "not live": a double or wild free), a push of an entry. Neither
+ *     touches the block itself.
  * No lock, no atomic read-modify-write. Everything else is noinline and
  * named *_slow. */
 #include "internal.h"
@@ -20,11 +22,44 @@
 
 /* ---- small fast paths --------------------------------------------------- */
 
+/* The thread cache through the thread pointer's segment register (%fs on
+ * x86-64): an access adds the cache's offset inside the instruction, where
+ * a plain pointer to it first loads the thread pointer from %fs:0 and adds
+ * the offset (a load and an add more on every malloc and free). GNU C names
+ * that segment the __seg_fs address space; this file is compiled as gnu11
+ * for it (core/CMakeLists.txt). The sanitizer builds keep the plain
+ * pointer: ThreadSanitizer's atomics take no such pointers, and
+ * AddressSanitizer checks its shadow at the offset as if it were an address
+ * (a fault on the first malloc). */
+#if defined(__SEG_FS) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define TC_SEG __seg_fs
+static inline struct tcache TC_SEG *tcache_here(void)
+{
+    uintptr_t off;
+    /* the cache's offset from the thread pointer: a load from the GOT in
+     * the shared library, an immediate once the linker has placed the
+     * static library's TLS in a program (it rewrites this instruction) */
+    __asm__("movq core_tc@gottpoff(%%rip), %0" : "=r"(off));
+    return (struct tcache TC_SEG *)off;
+}
+#else
+#define TC_SEG
+static inline struct tcache *tcache_here(void)
+{
+    return tcache_self();
+}
+#endif
+
+static inline struct tbin TC_SEG *tcache_here_bin(struct tcache TC_SEG *tc, size_t bin_offset)
+{
+    return (struct tbin TC_SEG *)((char TC_SEG *)tc->bins + bin_offset);
+}
+
 /* bin_offset: the class's bin, cls * BIN_BYTES */
 static inline void *small_malloc(size_t size, size_t bin_offset)
 {
-    struct tcache *tc = tcache_self();
-    struct tbin *b = tcache_bin_at(tc, bin_offset);
+    struct tcache TC_SEG *tc = tcache_here();
+    struct tbin TC_SEG *b = tcache_here_bin(tc, bin_offset);
     struct tentry *e = b->top;
     if (CORE_UNLIKELY(low32(e) == b->base_lo))
         return small_malloc_slow(size, (unsigned)(bin_offset / BIN_BYTES));
@@ -93,9 +128,9 @@ static inline void small_free(uintptr_t a)
     const struct page_info *pi = small_validate(a, &slot, &value, CORE_INVALID_FREE);
     size_t request = (size_t)value - 1;
     atomic_store_explicit(slot, 0, memory_order_relaxed);
-    struct tcache *tc = tcache_self();
+    struct tcache TC_SEG *tc = tcache_here();
     size_t bin_offset = pi->bin_offset;
-    struct tbin *b = tcache_bin_at(tc, bin_offset);
+    struct tbin TC_SEG *b = tcache_here_bin(tc, bin_offset);
     struct tentry *e = b->top;
     if (CORE_UNLIKELY(pi->heap != tc->arena)) {
         small_free_remote(a, slot, request, pi->cls);
@@ -132,7 +167,9 @@ static CORE_NOINLINE void free_other_slow(void *p)
     if (p == NULL)
         return;
     enum seg_kind kind = registry_kind((uintptr_t)p);
-    if (kind == KIND_MEDIUM)
+    if (kind == KIND_SMALL)
+        small_free((uintptr_t)p); /* a small segment outside the range */
+    else if (kind == KIND_MEDIUM)
         medium_free(p, false);
     else if (kind_is_large(kind))
         large_free(p);
@@ -150,7 +187,7 @@ void *hl_malloc(size_t size)
 void hl_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    if (CORE_LIKELY(registry_is_small(a))) {
+    if (CORE_LIKELY(small_range_holds(a))) {
         small_free(a);
         return;
     }

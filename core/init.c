@@ -60,6 +60,19 @@ static void purge_batches_from_env(void)
     os_purge_batches_off();
 }
 
+/* HEAPLAB_SMALL_RANGE=0 reserves no range for the small segments: each is
+ * mapped on its own and found through the registry, as when the kernel
+ * refuses the reservation (for testing that path on any machine). */
+static bool small_range_from_env(void)
+{
+    const char *env = os_getenv("HEAPLAB_SMALL_RANGE");
+    if (env == NULL || *env == '\0' || strcmp(env, "1") == 0)
+        return true;
+    if (strcmp(env, "0") != 0)
+        core_fail("HEAPLAB_SMALL_RANGE must be 0 or 1");
+    return false;
+}
+
 void core_lock_all(void)
 {
     for (unsigned h = 0; h < SMALL_HEAPS; h++)
@@ -124,6 +137,8 @@ void core_init_slow(void)
             atomic_store_explicit(&core_tcache_on, 0, memory_order_relaxed);
         atomic_store_explicit(&core_clock_ms, os_now_ms(), memory_order_relaxed);
         tcache_init();
+        if (small_range_from_env())
+            segment_range_init();
         atomic_store_explicit(&core_initialized, 1, memory_order_release);
         /* last: it may allocate, which must find heaplab ready (that
          * allocation takes class locks, never init_lock). glibc fails it

@@ -195,6 +195,28 @@ static inline bool kind_is_large(enum seg_kind kind)
 }
 void registry_set(void *seg, enum seg_kind kind) CORE_INTERNAL;
 
+/* ---- the small segments' range (segment.c) ----------------------------- */
+
+/* Small segments come from one reserved range of address space, aligned to
+ * its size, while it lasts (and from anywhere after, or when the kernel
+ * gives no such range): free()'s first test is then whether a pointer's top
+ * bits name the range, a shift and a compare, where the registry's takes a
+ * bounds check and a byte load from a table. Every address of the range
+ * can be read: a segment's own, or the zeros of the reservation around
+ * them, whose page_info fails every offset check, so a pointer into the
+ * range that heaplab never returned is still refused without a fault.
+ * HEAPLAB_SMALL_RANGE=0 reserves none (init.c). */
+#define SMALL_RANGE_SHIFT 34
+#define SMALL_RANGE_SEGS ((size_t)1 << (SMALL_RANGE_SHIFT - SEG_SHIFT))
+/* the range's address >> SMALL_RANGE_SHIFT, or UINTPTR_MAX (no pointer's) */
+extern _Atomic uintptr_t core_small_range_key CORE_INTERNAL;
+static inline bool small_range_holds(uintptr_t a)
+{
+    return (a >> SMALL_RANGE_SHIFT) == atomic_load_explicit(&core_small_range_key, memory_order_relaxed);
+}
+/* reserves the range: at start-up, before any small segment */
+void segment_range_init(void) CORE_INTERNAL;
+
 /* ---- small segments (segment.c) ---------------------------------------- */
 
 /* Per-span state; lives in the segment header at the span's first page.
@@ -613,11 +635,6 @@ static inline struct tcache *tcache_self(void)
     struct tcache *tc = &core_tc;
     __asm__("" : "+r"(tc));
     return tc;
-}
-
-static inline struct tbin *tcache_bin_at(struct tcache *tc, size_t bin_offset)
-{
-    return (struct tbin *)((char *)tc->bins + bin_offset);
 }
 
 struct thread_list {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -34,7 +35,7 @@ static void name_mapping(void *p, size_t size, const char *name)
     static _Atomic int refused;
     if (atomic_load_explicit(&refused, memory_order_relaxed))
         return;
-    /* (errno: the one caller, os_map_aligned_at, restores it) */
+    /* (errno: its callers restore it) */
     if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)p, size, (unsigned long)name) != 0 && errno == EINVAL)
         atomic_store_explicit(&refused, 1, memory_order_relaxed);
 #else
@@ -104,6 +105,49 @@ void os_unmap(void *p, size_t size)
 {
     int saved = errno;
     munmap(p, size);
+    errno = saved;
+}
+
+void *os_reserve_readable(size_t size)
+{
+    int saved = errno;
+    void *result = NULL;
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY)
+        goto out;
+    size_t span = 2 * size;
+    long raw = syscall(SYS_mmap, NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == -1)
+        goto out;
+    uintptr_t start = (uintptr_t)raw;
+    uintptr_t m = (start + size - 1) & ~(uintptr_t)(size - 1);
+    if (m > start)
+        syscall(SYS_munmap, start, m - start);
+    if (start + span > m + size)
+        syscall(SYS_munmap, m + size, start + span - (m + size));
+    result = (void *)m;
+out:
+    errno = saved;
+    return result;
+}
+
+int os_commit_fixed(void *p, size_t size, const char *name)
+{
+    int saved = errno;
+    void *got = mmap(p, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (got != MAP_FAILED)
+        name_mapping(p, size, name);
+    errno = saved;
+    return got == MAP_FAILED ? -1 : 0;
+}
+
+void os_decommit_readable(void *p, size_t size)
+{
+    int saved = errno;
+    /* (out of mappings, the kernel may refuse to split one: the pages are
+     * then dropped in place, and read as zeros all the same) */
+    if (mmap(p, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+        madvise(p, size, MADV_DONTNEED);
     errno = saved;
 }
 

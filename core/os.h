@@ -44,6 +44,21 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name) 
 /* Unmaps [p, p+size). RSS: drops by whatever of it was resident. */
 void os_unmap(void *p, size_t size) OS_HIDDEN;
 
+/* Reserves `size` bytes of address space at a multiple of `size` (a power
+ * of two), readable and reading as zeros, writable nowhere: no memory is
+ * charged or made resident (a read maps the kernel's shared zero page).
+ * Made with the raw system calls, so that a sanitizer's runtime does not
+ * set up its shadow for the whole range. NULL when the kernel refuses it,
+ * or when the process has an address-space limit (RLIMIT_AS), where so
+ * much reserved address space would crowd out the program's own. */
+void *os_reserve_readable(size_t size) OS_HIDDEN;
+/* Turns [p, p+size), inside such a reservation, into fresh zero-filled
+ * read-write memory, charged like os_map_aligned's. 0 on success. */
+int os_commit_fixed(void *p, size_t size, const char *name) OS_HIDDEN;
+/* Gives [p, p+size) back: its pages are dropped and it reads as zeros again,
+ * read-only, charged nothing. RSS: drops by whatever of it was resident. */
+void os_decommit_readable(void *p, size_t size) OS_HIDDEN;
+
 /* A batch of ranges to give back to the OS (os_purge_flush), kept on the
  * purging thread's stack: together in one call when `combine` is set, one
  * call per range otherwise. Ranges laid out as the kernel's struct iovec. */

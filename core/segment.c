@@ -22,9 +22,67 @@ unsigned span_head_index(struct span *s)
     return (unsigned)(s - seg->spans);
 }
 
+/* ---- the range (internal.h) ---- */
+
+_Atomic uintptr_t core_small_range_key = UINTPTR_MAX;
+static char *range_base;
+/* Under core_pool.lock: slots below range_next have been handed out; a set
+ * bit of range_free is one of them given back since. */
+static size_t range_next;
+static uint64_t range_free[SMALL_RANGE_SEGS / 64];
+
+void segment_range_init(void)
+{
+    range_base = os_reserve_readable((size_t)1 << SMALL_RANGE_SHIFT);
+    if (range_base)
+        atomic_store_explicit(&core_small_range_key, (uintptr_t)range_base >> SMALL_RANGE_SHIFT,
+                              memory_order_relaxed);
+}
+
+/* a slot of the range made read-write, or NULL when the range is used up
+ * or absent (pool lock held) */
+static struct small_seg *range_take(void)
+{
+    if (!range_base)
+        return NULL;
+    size_t i = SMALL_RANGE_SEGS;
+    for (size_t w = 0; w < SMALL_RANGE_SEGS / 64 && i == SMALL_RANGE_SEGS; w++)
+        if (range_free[w])
+            i = w * 64 + (size_t)__builtin_ctzll(range_free[w]);
+    bool reused = i < SMALL_RANGE_SEGS;
+    if (!reused) {
+        if (range_next == SMALL_RANGE_SEGS)
+            return NULL;
+        i = range_next;
+    }
+    char *p = range_base + (i << SEG_SHIFT);
+    if (os_commit_fixed(p, SEG_SIZE, "heaplab-small") != 0)
+        return NULL;
+    if (reused)
+        range_free[i / 64] &= ~((uint64_t)1 << (i % 64));
+    else
+        range_next++;
+    return (struct small_seg *)p;
+}
+
+/* gives a segment back to the OS: to the range, or unmapped (pool lock held) */
+static void segment_give_back(struct small_seg *seg)
+{
+    uintptr_t a = (uintptr_t)seg;
+    if (!small_range_holds(a)) {
+        os_unmap(seg, SEG_SIZE);
+        return;
+    }
+    os_decommit_readable(seg, SEG_SIZE);
+    size_t i = (a - (uintptr_t)range_base) >> SEG_SHIFT;
+    range_free[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
 static struct small_seg *segment_new(void)
 {
-    struct small_seg *seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-small");
+    struct small_seg *seg = range_take();
+    if (!seg)
+        seg = os_map_aligned(SEG_SIZE, SEG_SIZE, "heaplab-small");
     if (!seg)
         return NULL;
     atomic_fetch_add_explicit(&core_os.map_count, 1, memory_order_relaxed);
@@ -174,7 +232,7 @@ size_t segment_release_empty(unsigned keep)
                 core_pool.segments--;
                 core_pool.free_page_count -= PAGES_PER_SEG - SMALL_FIRST_PAGE;
                 registry_set(seg, KIND_NONE);
-                os_unmap(seg, SEG_SIZE);
+                segment_give_back(seg);
                 atomic_fetch_add_explicit(&core_os.unmap_count, 1, memory_order_relaxed);
                 released += SEG_SIZE;
             }
