@@ -104,9 +104,10 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
  * heap's 4 per doubling, a malloc compared a request with dozens of cached
  * sizes (docs/core-development.md). The cap of
  * REUSE_PER_BIN still holds per heap bin: the 4 finer bins inside one share
- * it, so the cache keeps as many blocks of a size range as before. Blocks
- * below 2^REUSE_MIN_SHIFT (a medium block shrunk by realloc) are merged at
- * once. */
+ * it, so the cache keeps as many blocks of a size range as before. Every
+ * medium block's size lies between 2^REUSE_MIN_SHIFT and 2^REUSE_MAX_SHIFT
+ * (a medium request is above SMALL_MAX and at most MEDIUM_MAX); reuse_put
+ * and the validator check it all the same before computing a bin from it. */
 #define REUSE_SUB_BITS 4
 #define REUSE_MIN_SHIFT 13
 #define REUSE_MAX_SHIFT 21
@@ -1162,10 +1163,12 @@ int arena_validate(unsigned i)
         group_count[k >> REUSE_GROUP_SHIFT] += ar->reuse.count[k];
         for (unsigned e = 0; e < ar->reuse.count[k]; e++) {
             struct mblock *b = ar->reuse.blocks[k][e];
-            listed_b += block_size(b);
+            size_t size = block_size(b);
+            listed_b += size;
             listed_n++;
-            if (block_request(b) != REUSE_MARK || !block_used(b) || reuse_bin_of(block_size(b)) != k ||
-                ar->reuse.sizes[k][e] != block_size(b)) {
+            if (block_request(b) != REUSE_MARK || !block_used(b) || size >> REUSE_MAX_SHIFT ||
+                !(size >> REUSE_MIN_SHIFT) || reuse_bin_of(size) != k ||
+                ar->reuse.sizes[k][e] != size) {
                 core_report("medium reuse cache holds a block not marked cached, in the wrong bin or with the wrong size", (uintptr_t)b);
                 bad++;
             }
