@@ -200,8 +200,8 @@ void registry_set(void *seg, enum seg_kind kind) CORE_INTERNAL;
 /* Small segments come from one reserved range of address space, aligned to
  * its size, while it lasts (and from anywhere after, or when the kernel
  * gives no such range): free()'s first test is then whether a pointer's top
- * bits name the range, a shift and a compare, where the registry's takes a
- * bounds check and a byte load from a table. Every address of the range
+ * bits name the range, a shift and a compare, where a registry lookup takes
+ * a bounds check and a byte load from a table. Every address of the range
  * can be read: a segment's own, or the zeros of the reservation around
  * them, whose page_info fails every offset check, so a pointer into the
  * range that heaplab never returned is still refused without a fault.
