@@ -145,10 +145,8 @@ static size_t small_free_if_over(uint32_t events, size_t medium_free)
     return stats_small_free_resident();
 }
 
-void decay_tick(uint32_t *events)
+void decay_tick_slow(uint32_t events)
 {
-    if (++*events % DECAY_EVENTS != 0)
-        return;
     uint64_t now = os_now_ms();
     /* written when it moves: read by every flush of every thread */
     if (atomic_load_explicit(&core_clock_ms, memory_order_relaxed) < now)
@@ -162,7 +160,7 @@ void decay_tick(uint32_t *events)
      * free that a program evidently gave up a large part of its heap,
      * which it then gets back before its next phase. */
     size_t medium_free = medium_free_resident();
-    size_t small_free = small_free_if_over(*events, medium_free);
+    size_t small_free = small_free_if_over(events, medium_free);
     size_t resident_free = small_free + medium_free;
     if (resident_free > RETAIN_BYTES && !atomic_exchange_explicit(&over_budget_purging, 1, memory_order_acquire)) {
         size_t small_excess = beyond_budget(small_free);

@@ -690,7 +690,19 @@ void tcache_init(void) CORE_INTERNAL;
  * reach this: one locked add on a line every thread writes at each refill
  * and flush made two threads of threadtest 12% slower (docs/). */
 #define SMALL_LIVE_REPORT_BYTES ((intptr_t)64 << 10)
-void tcache_note_live(intptr_t delta) CORE_INTERNAL;
+void tcache_note_live_slow(intptr_t delta) CORE_INTERNAL;
+/* inline, for the medium and large paths: the common case adds to the
+ * thread's pending bytes */
+static inline void tcache_note_live(intptr_t delta)
+{
+    struct tcache *tc = tcache_self();
+    intptr_t pending = tc->live_pending + delta;
+    if (CORE_LIKELY(tc->state == THREAD_ACTIVE && pending < LIVE_REPORT_BYTES && pending > -LIVE_REPORT_BYTES)) {
+        tc->live_pending = pending;
+        return;
+    }
+    tcache_note_live_slow(delta);
+}
 /* brings the calling thread's cache in line with core_tcache_on now */
 void tcache_apply_mode(void) CORE_INTERNAL;
 
@@ -831,7 +843,12 @@ void large_stats(hl_stats_t *s) CORE_INTERNAL;
  * the excess over the budget (summed over every heap only when it may be
  * exceeded, see decay.c) and, at most once per DECAY_MS process-wide, what
  * is old enough. */
-void decay_tick(uint32_t *events) CORE_INTERNAL;
+void decay_tick_slow(uint32_t events) CORE_INTERNAL;
+static inline void decay_tick(uint32_t *events)
+{
+    if (CORE_UNLIKELY(++*events % DECAY_EVENTS == 0))
+        decay_tick_slow(*events);
+}
 /* Purges everything free now (hl_trim); returns bytes released. */
 size_t decay_purge_all(void) CORE_INTERNAL;
 /* In a fork child: forgets a purge another thread of the parent was doing. */

@@ -342,7 +342,7 @@ void count_request_change(size_t now, size_t before)
     OWNER_ADD(tc->small_requested, now - before);
 }
 
-void tcache_note_live(intptr_t delta)
+void tcache_note_live_slow(intptr_t delta)
 {
     struct tcache *tc = &core_tc;
     /* a thread that was never set up has no exit handler to report what
