@@ -125,6 +125,8 @@ void *os_reserve_readable(size_t size)
         syscall(SYS_munmap, start, m - start);
     if (start + span > m + size)
         syscall(SYS_munmap, m + size, start + span - (m + size));
+    /* a core dump leaves it out (the segments mapped over it are dumped) */
+    syscall(SYS_madvise, m, size, MADV_DONTDUMP);
     result = (void *)m;
 out:
     errno = saved;
@@ -148,6 +150,8 @@ void os_decommit_readable(void *p, size_t size)
      * then dropped in place, and read as zeros all the same) */
     if (mmap(p, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
         madvise(p, size, MADV_DONTNEED);
+    else
+        madvise(p, size, MADV_DONTDUMP);
     errno = saved;
 }
 

@@ -46,7 +46,8 @@ void os_unmap(void *p, size_t size) OS_HIDDEN;
 
 /* Reserves `size` bytes of address space at a multiple of `size` (a power
  * of two), readable and reading as zeros, writable nowhere: no memory is
- * charged or made resident (a read maps the kernel's shared zero page).
+ * charged or made resident (a read maps the kernel's shared zero page),
+ * and core dumps leave it out.
  * Made with the raw system calls, so that a sanitizer's runtime does not
  * set up its shadow for the whole range. NULL when the kernel refuses it,
  * or when the process has an address-space limit (RLIMIT_AS), where so
@@ -56,7 +57,8 @@ void *os_reserve_readable(size_t size) OS_HIDDEN;
  * read-write memory, charged like os_map_aligned's. 0 on success. */
 int os_commit_fixed(void *p, size_t size, const char *name) OS_HIDDEN;
 /* Gives [p, p+size) back: its pages are dropped and it reads as zeros again,
- * read-only, charged nothing. RSS: drops by whatever of it was resident. */
+ * read-only, charged nothing, out of core dumps. RSS: drops by whatever of
+ * it was resident. */
 void os_decommit_readable(void *p, size_t size) OS_HIDDEN;
 
 /* A batch of ranges to give back to the OS (os_purge_flush), kept on the

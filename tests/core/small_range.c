@@ -1,7 +1,8 @@
 /* heaplab core test: the small segments' range (core/internal.h).
  *  - small blocks lie inside one read-only reservation of 16 GiB aligned
  *    to its size (in /proc/self/maps), which free() tells by the pointer's
- *    top bits; with HEAPLAB_SMALL_RANGE=0 there is no such reservation and
+ *    top bits, and which core dumps leave out (the segments in it they
+ *    keep); with HEAPLAB_SMALL_RANGE=0 there is no such reservation and
  *    small blocks are found through the registry instead;
  *  - free, realloc and malloc_usable_size of an address inside the range
  *    that no segment holds end the program with their one line (the range
@@ -44,6 +45,29 @@ static uintptr_t readonly_mapping_end(uintptr_t lo, uintptr_t hi)
     if (f)
         fclose(f);
     return end;
+}
+
+/* 1 when the mapping of /proc/self/smaps that starts at or holds `at` has
+ * "dd" (left out of core dumps) among its VmFlags */
+static int left_out_of_dumps(uintptr_t at)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int in = 0, dd = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        /* a mapping's first line; the field lines that follow never have
+         * two hex numbers joined by a dash */
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2) {
+            in = a <= at && at < b;
+            continue;
+        }
+        if (in && strncmp(line, "VmFlags:", 8) == 0)
+            dd = strstr(line, " dd") != NULL;
+    }
+    if (f)
+        fclose(f);
+    return dd;
 }
 
 /* the range's base, from a small block */
@@ -125,6 +149,8 @@ int main(int argc, char **argv)
     if (range) {
         CHECK("small blocks lie in one 16 GiB range aligned to its size", all_in_one_range());
         CHECK("the range past the segments is a read-only reservation to its end", reserved);
+        CHECK("core dumps leave the reservation out", left_out_of_dumps(past));
+        CHECK("core dumps keep the segments", !left_out_of_dumps((uintptr_t)blocks[0]));
     } else {
         CHECK("with HEAPLAB_SMALL_RANGE=0, no read-only reservation follows the segments", !reserved);
     }
