@@ -106,8 +106,10 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
  * REUSE_PER_BIN still holds per heap bin: the 4 finer bins inside one share
  * it, so the cache keeps as many blocks of a size range as before. Every
  * medium block's size lies between 2^REUSE_MIN_SHIFT and 2^REUSE_MAX_SHIFT
- * (a medium request is above SMALL_MAX and at most MEDIUM_MAX); reuse_put
- * and the validator check it all the same before computing a bin from it. */
+ * (a medium request is above SMALL_MAX and at most MEDIUM_MAX; a block
+ * keeps at most a remainder too small to split), checked below at build
+ * time and by the debug tier; the validator, which reads sizes that may be
+ * corrupted, checks before it computes a bin. */
 #define REUSE_SUB_BITS 4
 #define REUSE_MIN_SHIFT 13
 #define REUSE_MAX_SHIFT 21
@@ -115,6 +117,8 @@ _Static_assert((SEG_SHIFT - 5 + 1) * 4 <= NBINS, "bins cover a segment");
 #define REUSE_GROUP_SHIFT (REUSE_SUB_BITS - BIN_SUB_BITS)
 #define REUSE_GROUPS (REUSE_BINS >> REUSE_GROUP_SHIFT)
 _Static_assert((size_t)1 << REUSE_MIN_SHIFT <= SMALL_MAX + 1, "every block a medium malloc takes has a reuse bin");
+_Static_assert(MEDIUM_MAX + TAG_BYTES + MIN_SPLIT_BYTES + CORE_ALIGN <= (size_t)1 << REUSE_MAX_SHIFT,
+               "every medium block has a reuse bin");
 #define REUSE_MARK SIZE_MAX
 #define STASH_MARK (SIZE_MAX - 1)
 _Static_assert(MEDIUM_ARENAS <= 32, "a 32-bit mask holds a set of arenas");
@@ -526,8 +530,7 @@ static bool reuse_put(struct arena *ar, struct mblock *b, uint64_t now)
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache changed without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
     size_t size = block_size(b);
-    if (size >> REUSE_MAX_SHIFT || !(size >> REUSE_MIN_SHIFT))
-        return false;
+    CORE_ASSERT(!(size >> REUSE_MAX_SHIFT) && size >> REUSE_MIN_SHIFT, "medium block size outside the reuse bins");
     unsigned k = reuse_bin_of(size);
     if (rc->group_count[k >> REUSE_GROUP_SHIFT] == REUSE_PER_BIN || rc->bytes + size > REUSE_BYTES)
         return false;
@@ -550,8 +553,7 @@ static struct mblock *reuse_take(struct arena *ar, size_t need, size_t request)
 {
     CORE_ASSERT(core_mutex_is_held(&ar->lock), "medium reuse cache read without the arena lock");
     struct reuse_cache *rc = &ar->reuse;
-    if (need >> REUSE_MAX_SHIFT)
-        return NULL;
+    CORE_ASSERT(!(need >> REUSE_MAX_SHIFT) && need >> REUSE_MIN_SHIFT, "medium request outside the reuse bins");
     unsigned first = reuse_bin_of(need);
     uint32_t want = (uint32_t)need, slack = (uint32_t)(need / MEDIUM_FIT_SLACK);
     /* In need's bin a block fits when it is not smaller than need; every

@@ -45,6 +45,39 @@ static void name_mapping(void *p, size_t size, const char *name)
 #endif
 }
 
+/* Fresh zero-filled read-write memory at `at` (replacing what was mapped
+ * there), or anywhere when `at` is NULL; named `name`. NULL on failure. */
+static void *map_fresh(void *at, size_t size, const char *name)
+{
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0);
+    void *p = mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    name_mapping(p, size, name);
+    return p;
+}
+
+/* Of a reservation [start, start + span), the lowest m with (m + at) a
+ * multiple of align; the rest of the span around [m, m + size) is unmapped,
+ * through libc or (`raw`) the system call, as the reservation was made. */
+static void unmap_part(uintptr_t p, size_t len, bool raw)
+{
+    if (len == 0)
+        return;
+    if (raw)
+        syscall(SYS_munmap, p, len);
+    else
+        munmap((void *)p, len);
+}
+
+static uintptr_t keep_aligned(uintptr_t start, size_t span, size_t size, size_t align, size_t at, bool raw)
+{
+    uintptr_t m = ((start + at + align - 1) & ~(uintptr_t)(align - 1)) - at;
+    unmap_part(start, m - start, raw);
+    unmap_part(m + size, start + span - (m + size), raw);
+    return m;
+}
+
 void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
 {
     int saved = errno;
@@ -56,14 +89,10 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
          * a reservation trimmed to its place (each takes the process's
          * mapping lock, which stalls the page faults of its other
          * threads) */
-        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            goto out;
-        name_mapping(p, size, name);
-        result = p;
+        result = map_fresh(NULL, size, name);
         goto out;
     }
-    /* Reserve size + align of address space, find the place inside it, and
+    /* Reserve size + align of address space, keep the place inside it, and
      * only then map the block itself there, accounted. The reservation is
      * PROT_NONE and MAP_NORESERVE, so the kernel charges nothing for it:
      * an alignment of a GiB costs no commit, while the block is charged as
@@ -75,22 +104,10 @@ void *os_map_aligned_at(size_t size, size_t align, size_t at, const char *name)
     void *raw = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED)
         goto out;
-    uintptr_t start = (uintptr_t)raw;
-    /* the smallest m >= start with (m + at) a multiple of align */
-    uintptr_t m = ((start + at + align - 1) & ~(uintptr_t)(align - 1)) - at;
-    void *got = mmap((void *)m, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (got == MAP_FAILED) {
-        munmap(raw, span);
-        goto out;
-    }
-    size_t head = m - start;
-    size_t tail = span - head - size;
-    if (head)
-        munmap(raw, head);
-    if (tail)
-        munmap((void *)(m + size), tail);
-    name_mapping((void *)m, size, name);
-    result = (void *)m;
+    uintptr_t m = keep_aligned((uintptr_t)raw, span, size, align, at, false);
+    result = map_fresh((void *)m, size, name);
+    if (!result)
+        munmap((void *)m, size);
 out:
     errno = saved;
     return result;
@@ -119,12 +136,7 @@ void *os_reserve_readable(size_t size)
     long raw = syscall(SYS_mmap, NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == -1)
         goto out;
-    uintptr_t start = (uintptr_t)raw;
-    uintptr_t m = (start + size - 1) & ~(uintptr_t)(size - 1);
-    if (m > start)
-        syscall(SYS_munmap, start, m - start);
-    if (start + span > m + size)
-        syscall(SYS_munmap, m + size, start + span - (m + size));
+    uintptr_t m = keep_aligned((uintptr_t)raw, span, size, size, 0, true);
     /* a core dump leaves it out (the segments mapped over it are dumped) */
     syscall(SYS_madvise, m, size, MADV_DONTDUMP);
     result = (void *)m;
@@ -136,11 +148,9 @@ out:
 int os_commit_fixed(void *p, size_t size, const char *name)
 {
     int saved = errno;
-    void *got = mmap(p, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (got != MAP_FAILED)
-        name_mapping(p, size, name);
+    void *got = map_fresh(p, size, name);
     errno = saved;
-    return got == MAP_FAILED ? -1 : 0;
+    return got ? 0 : -1;
 }
 
 void os_decommit_readable(void *p, size_t size)

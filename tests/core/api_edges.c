@@ -16,16 +16,6 @@ static int aligned(void *p, size_t a)
     return ((uintptr_t)p % a) == 0;
 }
 
-/* Runs fn in a child; returns 1 when it died of SIGABRT after writing
- * exactly one line starting with `expect` to stderr. */
-static int dies_with(void (*fn)(void), const char *expect)
-{
-    char buf[512];
-    size_t n;
-    int status = tu_run_child(fn, 0, buf, sizeof buf, &n);
-    return tu_aborted_with_line(status, buf, n, expect);
-}
-
 static void free_stack_pointer(void)
 {
     char local[32];
@@ -225,19 +215,19 @@ int main(void)
     }
     CHECK("version names heaplab", strncmp(hl_version(), "heaplab", 7) == 0);
 
-    CHECK("free of a stack pointer aborts with one line", dies_with(free_stack_pointer, "heaplab: free(): invalid pointer 0x"));
-    CHECK("free of an interior small pointer aborts", dies_with(free_interior_small, "heaplab: free(): invalid pointer 0x"));
-    CHECK("double free (small) aborts", dies_with(double_free_small, "heaplab: free(): invalid pointer 0x"));
+    CHECK("free of a stack pointer aborts with one line", tu_dies_with(free_stack_pointer, "heaplab: free(): invalid pointer 0x"));
+    CHECK("free of an interior small pointer aborts", tu_dies_with(free_interior_small, "heaplab: free(): invalid pointer 0x"));
+    CHECK("double free (small) aborts", tu_dies_with(double_free_small, "heaplab: free(): invalid pointer 0x"));
     CHECK("free inside a block of a non-power-of-two class aborts",
-          dies_with(free_interior_odd_class, "heaplab: free(): invalid pointer 0x"));
+          tu_dies_with(free_interior_odd_class, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free after the block went back to its span aborts",
-          dies_with(double_free_after_flush, "heaplab: free(): invalid pointer 0x"));
-    CHECK("double free (medium) aborts", dies_with(double_free_medium, "heaplab: free(): invalid pointer 0x"));
+          tu_dies_with(double_free_after_flush, "heaplab: free(): invalid pointer 0x"));
+    CHECK("double free (medium) aborts", tu_dies_with(double_free_medium, "heaplab: free(): invalid pointer 0x"));
     CHECK("double free (medium) after trim merged the block back aborts",
-          dies_with(double_free_medium_after_trim, "heaplab: free(): invalid pointer 0x"));
-    CHECK("double free (large) aborts", dies_with(double_free_large, "heaplab: free(): invalid pointer 0x"));
-    CHECK("free of an interior large pointer aborts", dies_with(free_interior_large, "heaplab: free(): invalid pointer 0x"));
-    CHECK("free of a segment-header address aborts", dies_with(free_wild_heap_address, "heaplab: free(): invalid pointer 0x"));
+          tu_dies_with(double_free_medium_after_trim, "heaplab: free(): invalid pointer 0x"));
+    CHECK("double free (large) aborts", tu_dies_with(double_free_large, "heaplab: free(): invalid pointer 0x"));
+    CHECK("free of an interior large pointer aborts", tu_dies_with(free_interior_large, "heaplab: free(): invalid pointer 0x"));
+    CHECK("free of a segment-header address aborts", tu_dies_with(free_wild_heap_address, "heaplab: free(): invalid pointer 0x"));
 
     CHECK("hl_check clean after the table", hl_check() == 0);
     hl_stats_t s;

@@ -83,11 +83,8 @@ static void realloc_stashed(void)
 
 static void dies_with(const char *name, void (*fn)(void), const char *line)
 {
-    char buf[512];
-    size_t n;
     stashed_block = hl_malloc(SIZE);
-    int status = tu_run_child(fn, 0, buf, sizeof buf, &n);
-    CHECK(name, tu_aborted_with_line(status, buf, n, line));
+    CHECK(name, tu_dies_with(fn, line));
     hl_free(stashed_block);
 }
 

@@ -103,17 +103,6 @@ static void free_stale(void)
     hl_free(stale);
 }
 
-static int dies_with(void (*fn)(void), const char *expect)
-{
-    char buf[512];
-    size_t n;
-    int status = tu_run_child(fn, 0, buf, sizeof buf, &n);
-    int ok = tu_aborted_with_line(status, buf, n, expect);
-    if (!ok)
-        printf("     status %d, stderr: %s\n", status, n ? buf : "(nothing)");
-    return ok;
-}
-
 static int all_in_one_range(void)
 {
     for (int i = 1; i < BLOCKS; i++)
@@ -156,11 +145,11 @@ int main(int argc, char **argv)
     }
 
     CHECK("free of an address in the range where no segment is aborts with one line",
-          dies_with(free_in_range, "heaplab: free(): invalid pointer 0x"));
+          tu_dies_with(free_in_range, "heaplab: free(): invalid pointer 0x"));
     CHECK("realloc of an address in the range where no segment is aborts naming realloc()",
-          dies_with(realloc_in_range, "heaplab: realloc(): invalid pointer 0x"));
+          tu_dies_with(realloc_in_range, "heaplab: realloc(): invalid pointer 0x"));
     CHECK("malloc_usable_size of an address in the range where no segment is aborts naming it",
-          dies_with(usable_in_range, "heaplab: malloc_usable_size(): invalid pointer 0x"));
+          tu_dies_with(usable_in_range, "heaplab: malloc_usable_size(): invalid pointer 0x"));
 
     int intact = 1;
     for (int i = 0; i < BLOCKS; i++)
@@ -180,7 +169,7 @@ int main(int argc, char **argv)
     /* the last block's segment is the newest: given back, not kept */
     stale = blocks[BLOCKS - 1];
     CHECK("free of a block in a segment given back aborts with one line (no fault)",
-          dies_with(free_stale, "heaplab: free(): invalid pointer 0x"));
+          tu_dies_with(free_stale, "heaplab: free(): invalid pointer 0x"));
 
     for (int i = 0; i < BLOCKS; i++)
         blocks[i] = hl_malloc(BLOCK);

@@ -104,4 +104,17 @@ static inline int tu_aborted_with_line(int status, const char *buf, size_t n, co
            strncmp(buf, expect, strlen(expect)) == 0;
 }
 
+/* Runs fn in a child: 1 when it died of SIGABRT after writing exactly one
+ * line starting with `expect` to stderr; otherwise prints what it did */
+static inline int tu_dies_with(void (*fn)(void), const char *expect)
+{
+    char buf[512];
+    size_t n;
+    int status = tu_run_child(fn, 0, buf, sizeof buf, &n);
+    int ok = tu_aborted_with_line(status, buf, n, expect);
+    if (!ok)
+        printf("     child status %d, stderr: %s\n", status, n ? buf : "(nothing)");
+    return ok;
+}
+
 #endif
